@@ -1,0 +1,166 @@
+/* The CFI step: a caller's registers from one row of .eh_frame / .debug_frame.
+ *
+ * libdw finds the row (dwarf_cfi_addrframe) and hands each rule out as a DWARF expression
+ * (dwarf_frame_cfa, dwarf_frame_register); this file evaluates them against the callee's
+ * registers and the target's memory.  The operations are those of DWARF 5 section 2.5 that
+ * CFI uses in practice, including the x86-64 PLT rule
+ * (breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus). */
+#include "unwind.h"
+#include "error.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+
+#define STACK_MAX 64
+
+/* Evaluates OPS (NOPS operations) with REGS; the stack starts with INITIAL values (0 or 1,
+ * the CFA for register rules).  Stores the top of the stack in *RESULT and sets *IS_VALUE
+ * when the expression ends with DW_OP_stack_value (a value, not an address). */
+static int eval(struct cst_unwind *u, const Dwarf_Op *ops, size_t nops, const struct cst_regs *regs,
+		uint64_t cfa, bool push_cfa, uint64_t bias, uint64_t *result, bool *is_value)
+{
+	uint64_t st[STACK_MAX];
+	int sp = 0;
+	unsigned w = u->env->arch->addr_size;
+	*is_value = false;
+	if (push_cfa)
+		st[sp++] = cfa;
+#define NEED(n) do { if (sp < (n)) return -CST_E_CFI; } while (0)
+#define PUSH(v) do { uint64_t v_ = (v); if (sp >= STACK_MAX) return -CST_E_CFI; st[sp++] = v_; } while (0)
+	for (size_t i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint8_t a = op->atom;
+		uint64_t v, x;
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			PUSH(a - DW_OP_lit0);
+			continue;
+		}
+		if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
+			int r = a == DW_OP_bregx ? (int)op->number : a - DW_OP_breg0;
+			int64_t off = a == DW_OP_bregx ? (int64_t)op->number2 : (int64_t)op->number;
+			if (!cst_reg_get(regs, r, &v))
+				return -CST_E_CFI;
+			PUSH(v + (uint64_t)off);
+			continue;
+		}
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			int r = a == DW_OP_regx ? (int)op->number : a - DW_OP_reg0;
+			if (!cst_reg_get(regs, r, &v))
+				return -CST_E_CFI;
+			PUSH(v);
+			*is_value = true;
+			continue;
+		}
+		switch (a) {
+		case DW_OP_addr:   PUSH(op->number + bias); break;
+		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+		case DW_OP_constu:
+		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s:
+		case DW_OP_consts: PUSH(op->number); break;
+		case DW_OP_call_frame_cfa: PUSH(cfa); break;
+		case DW_OP_dup:    NEED(1); PUSH(st[sp - 1]); break;
+		case DW_OP_drop:   NEED(1); sp--; break;
+		case DW_OP_over:   NEED(2); PUSH(st[sp - 2]); break;
+		case DW_OP_swap:   NEED(2); x = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = x; break;
+		case DW_OP_deref:
+			NEED(1);
+			if (cst_target_read_word(u->env->target, st[sp - 1], w, &v) < 0) {
+				cst_unwind_note_fault(u, st[sp - 1]);
+				return -CST_E_MEMORY;
+			}
+			st[sp - 1] = v;
+			break;
+		case DW_OP_plus_uconst: NEED(1); st[sp - 1] += op->number; break;
+#define BIN(opc, expr) case opc: NEED(2); x = st[--sp]; v = st[sp - 1]; st[sp - 1] = (expr); break;
+		BIN(DW_OP_plus, v + x)
+		BIN(DW_OP_minus, v - x)
+		BIN(DW_OP_mul, v * x)
+		BIN(DW_OP_and, v & x)
+		BIN(DW_OP_or, v | x)
+		BIN(DW_OP_xor, v ^ x)
+		BIN(DW_OP_shl, x < 64 ? v << x : 0)
+		BIN(DW_OP_shr, x < 64 ? v >> x : 0)
+		BIN(DW_OP_shra, x < 64 ? (uint64_t)((int64_t)v >> x) : 0)
+		BIN(DW_OP_ge, (int64_t)v >= (int64_t)x)
+		BIN(DW_OP_gt, (int64_t)v > (int64_t)x)
+		BIN(DW_OP_le, (int64_t)v <= (int64_t)x)
+		BIN(DW_OP_lt, (int64_t)v < (int64_t)x)
+		BIN(DW_OP_eq, v == x)
+		BIN(DW_OP_ne, v != x)
+#undef BIN
+		case DW_OP_neg: NEED(1); st[sp - 1] = -st[sp - 1]; break;
+		case DW_OP_not: NEED(1); st[sp - 1] = ~st[sp - 1]; break;
+		case DW_OP_abs: NEED(1); if ((int64_t)st[sp - 1] < 0) st[sp - 1] = -st[sp - 1]; break;
+		case DW_OP_nop: break;
+		case DW_OP_stack_value: *is_value = true; break;
+		default:
+			return -CST_E_CFI;
+		}
+	}
+#undef NEED
+#undef PUSH
+	if (sp == 0)
+		return -CST_E_CFI;
+	*result = st[sp - 1];
+	return 0;
+}
+
+int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
+		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap, bool *fp_record)
+{
+	const struct cst_arch *arch = u->env->arch;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool is_value;
+	uint64_t cfa;
+	*fp_record = false;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0)
+		return -CST_E_CFI;
+	int rc = eval(u, ops, nops, in, 0, false, bias, &cfa, &is_value);
+	if (rc < 0)
+		return rc;
+	cst_regs_clear(out);
+	bool ra_defined = false;
+	uint64_t fp_slot = 0;
+	for (int r = 0; r < arch->nregs; r++) {
+		Dwarf_Op mem[3];
+		if (dwarf_frame_register(frame, r, mem, &ops, &nops) != 0)
+			continue;
+		uint64_t v;
+		if (nops == 0) {
+			if (ops == NULL && cst_reg_get(in, r, &v))   /* same value */
+				cst_reg_set(out, r, v);
+			continue;                                    /* undefined */
+		}
+		rc = eval(u, ops, nops, in, cfa, true, bias, &v, &is_value);
+		if (rc == -CST_E_MEMORY)
+			return rc;
+		if (rc < 0)
+			continue;
+		if (!is_value) {
+			if (r == arch->fp_reg)
+				fp_slot = v;
+			uint64_t addr = v;
+			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
+				if (r != arch->pc_reg)
+					continue;        /* a register we could not read stays unknown */
+				cst_unwind_note_fault(u, addr);
+				return -CST_E_MEMORY;
+			}
+		}
+		cst_reg_set(out, r, v);
+		if (r == arch->pc_reg)
+			ra_defined = true;
+	}
+	if (!ra_defined)
+		return 0;
+	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2; SPARC: %sp of the caller). */
+	cst_reg_set(out, arch->sp_reg, cfa);
+	uint64_t fp;
+	if (fp_slot && cst_reg_get(in, arch->fp_reg, &fp) && fp == fp_slot &&
+	    fp_slot == cfa - 2 * arch->addr_size)
+		*fp_record = true;
+	*cfap = cfa;
+	return 1;
+}

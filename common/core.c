@@ -1,0 +1,622 @@
+/* ELF core files: notes, threads and memory.  See core.h. */
+#include "core.h"
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bounds on what a hostile core can make us allocate. */
+#define MAX_THREADS   1000000
+#define MAX_MAPPINGS  1000000
+#define MAX_WARNINGS  64
+
+struct load {                    /* one PT_LOAD */
+	uint64_t vaddr, memsz;   /* target addresses [vaddr, vaddr + memsz) */
+	uint64_t offset, avail;  /* file offset and bytes really present in the file */
+};
+
+struct mapped_file {             /* a file named by NT_FILE, opened on first use */
+	const char *recorded;
+	char *local;             /* path opened on this machine */
+	int fd;                  /* -1 when it could not be opened */
+	bool tried;
+	uint64_t size;
+};
+
+struct cst_core {
+	int fd;
+	Elf *elf;
+	const uint8_t *image;    /* the mmapped file */
+	size_t size;
+	const struct cst_arch *arch;
+	struct cst_target target;
+
+	struct load *loads;
+	size_t nloads;
+
+	struct cst_core_thread *threads;
+	size_t nthreads, cap_threads;
+
+	struct cst_core_signal signal;
+	int pid;
+	char fname[17];
+	char psargs[81];
+	const uint8_t *auxv;
+	size_t auxv_size;
+
+	struct cst_core_mapping *maps;   /* sorted by start */
+	size_t nmaps;
+	uint64_t page_size;
+	struct mapped_file *files;
+	size_t nfiles;
+
+	char *executable;               /* -e, or the mapping holding AT_ENTRY */
+	const char *exe_recorded;       /* the core's own path for it */
+	char *sysroot;
+	char *warnings[MAX_WARNINGS];
+	size_t nwarnings;
+};
+
+static void warn(struct cst_core *c, const char *fmt, ...)
+{
+	if (c->nwarnings >= MAX_WARNINGS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		/* one warning of each kind is enough */
+		for (size_t i = 0; i < c->nwarnings; i++)
+			if (strcmp(c->warnings[i], s) == 0) {
+				free(s);
+				s = NULL;
+				break;
+			}
+		if (s)
+			c->warnings[c->nwarnings++] = s;
+	}
+	va_end(ap);
+}
+
+static uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned k = c->arch->big_endian ? i : size - 1 - i;
+		v = (v << 8) | p[k];
+	}
+	return v;
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+static int cmp_load(const void *a, const void *b)
+{
+	const struct load *x = a, *y = b;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct cst_core_mapping *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Index of the last element whose start is <= ADDR, or -1.  START_OF gives the start. */
+#define UPPER_BOUND(arr, n, field, addr) ({                                   \
+	size_t lo_ = 0, hi_ = (n);                                            \
+	while (lo_ < hi_) {                                                   \
+		size_t mid_ = lo_ + (hi_ - lo_) / 2;                          \
+		if ((arr)[mid_].field <= (addr)) lo_ = mid_ + 1; else hi_ = mid_; \
+	}                                                                     \
+	(ptrdiff_t)lo_ - 1; })
+
+/* How many bytes at ADDR the PT_LOADs can supply, and where; 0 when none. Overlapping
+ * segments are allowed: a few earlier ones are looked at too. */
+static size_t load_span(const struct cst_core *c, uint64_t addr, const uint8_t **src)
+{
+	ptrdiff_t i = UPPER_BOUND(c->loads, c->nloads, vaddr, addr);
+	for (int back = 0; i >= 0 && back < 8; i--, back++) {
+		const struct load *l = &c->loads[i];
+		uint64_t rel = addr - l->vaddr;
+		if (rel < l->avail) {
+			*src = c->image + l->offset + rel;
+			return l->avail - rel;
+		}
+	}
+	return 0;
+}
+
+static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping *m)
+{
+	if (m->file < 0)
+		return NULL;
+	struct mapped_file *f = &c->files[m->file];
+	if (!f->tried) {
+		f->tried = true;
+		f->local = strdup(cst_core_local_path(c, f->recorded));
+		f->fd = -1;
+		if (!f->local)
+			return f;
+		/* O_NONBLOCK: a FIFO planted in NT_FILE must not block the open. */
+		int fd = open(f->local, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		struct stat st;
+		if (fd < 0) {
+			warn(c, "cannot open mapped file %s: %s", f->local, strerror(errno));
+		} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			warn(c, "mapped file %s is not a regular file", f->local);
+			close(fd);
+		} else {
+			f->fd = fd;
+			f->size = (uint64_t)st.st_size;
+		}
+	}
+	return f;
+}
+
+/* Bytes at ADDR from the file mapping that covers it. */
+static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len)
+{
+	ptrdiff_t i = UPPER_BOUND(c->maps, c->nmaps, start, addr);
+	if (i < 0 || addr >= c->maps[i].end)
+		return 0;
+	struct cst_core_mapping *m = &c->maps[i];
+	struct mapped_file *f = map_file(c, m);
+	if (!f || f->fd < 0)
+		return 0;
+	uint64_t off = m->offset + (addr - m->start);
+	if (off < m->offset || off >= f->size)
+		return 0;
+	uint64_t n = len;
+	if (n > m->end - addr)
+		n = m->end - addr;
+	if (n > f->size - off)
+		n = f->size - off;
+	ssize_t got = pread(f->fd, buf, n, (off_t)off);
+	return got > 0 ? (size_t)got : 0;
+}
+
+static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct cst_core *c = priv;
+	uint8_t *out = buf;
+	while (len > 0) {
+		const uint8_t *src;
+		size_t n = load_span(c, addr, &src);
+		if (n > 0) {
+			if (n > len)
+				n = len;
+			memcpy(out, src, n);
+		} else {
+			n = file_span(c, addr, out, len);
+			if (n == 0)
+				return -CST_E_MEMORY;
+		}
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static const struct cst_target_ops core_target_ops = { .read = core_read };
+
+/* ---- notes ----------------------------------------------------------------------- */
+
+static int add_thread(struct cst_core *c, const uint8_t *desc, size_t size)
+{
+	if (c->nthreads >= MAX_THREADS) {
+		warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
+		return 0;
+	}
+	if (c->nthreads == c->cap_threads) {
+		size_t cap = c->cap_threads ? c->cap_threads * 2 : 16;
+		void *p = realloc(c->threads, cap * sizeof *c->threads);
+		if (!p)
+			return -CST_E_NOMEM;
+		c->threads = p;
+		c->cap_threads = cap;
+	}
+	struct cst_core_thread *t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof *t);
+	if (c->arch->prstatus(desc, size, &t->regs, &t->tid, &t->cursig) < 0) {
+		warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
+		return 0;
+	}
+	c->nthreads++;
+	return 0;
+}
+
+/* NT_SIGINFO: siginfo_t as the kernel lays it out (include/uapi/asm-generic/siginfo.h):
+ * si_signo, si_errno, si_code (3 x int32), then the union at offset 16 on 64-bit targets
+ * (12 on 32-bit), whose first member for faults is si_addr. */
+static void parse_siginfo(struct cst_core *c, const uint8_t *d, size_t size)
+{
+	if (c->signal.present || size < 12)
+		return;
+	c->signal.present = true;
+	c->signal.signo = (int32_t)rd(c, d, 4);
+	c->signal.err = (int32_t)rd(c, d + 4, 4);
+	c->signal.code = (int32_t)rd(c, d + 8, 4);
+	unsigned uoff = c->arch->addr_size == 8 ? 16 : 12;
+	int s = c->signal.signo;
+	/* si_code > 0 means the kernel filled the fault union (SI_KERNEL / fault codes). */
+	if ((s == 11 || s == 7 || s == 4 || s == 8 || s == 5) && c->signal.code > 0 &&
+	    size >= uoff + c->arch->addr_size) {
+		c->signal.has_addr = true;
+		c->signal.addr = rd(c, d + uoff, c->arch->addr_size);
+	}
+}
+
+/* NT_PRPSINFO: struct elf_prpsinfo (include/linux/elfcore.h).  On 64-bit targets pr_pid is
+ * at offset 24 and pr_fname[16], pr_psargs[80] at 40 and 56; on 32-bit at 12, 28, 44. */
+static void parse_prpsinfo(struct cst_core *c, const uint8_t *d, size_t size)
+{
+	size_t pid_off = c->arch->addr_size == 8 ? 24 : 12;
+	size_t fname_off = c->arch->addr_size == 8 ? 40 : 28;
+	if (size < fname_off + 16 + 80)
+		return;
+	c->pid = (int32_t)rd(c, d + pid_off, 4);
+	memcpy(c->fname, d + fname_off, 16);
+	c->fname[16] = 0;
+	memcpy(c->psargs, d + fname_off + 16, 80);
+	c->psargs[80] = 0;
+}
+
+/* NT_FILE (fs/binfmt_elf.c, fill_files_note): count and page size as words, then count
+ * triples (start, end, page offset) of words, then count NUL-terminated names. */
+static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
+{
+	unsigned w = c->arch->addr_size;
+	if (c->maps || size < 2 * w)
+		return 0;
+	uint64_t count = rd(c, d, w), page = rd(c, d + w, w);
+	if (count > MAX_MAPPINGS || count > (size - 2 * w) / (3 * w)) {
+		warn(c, "NT_FILE claims %llu mappings in %zu bytes; ignored",
+		     (unsigned long long)count, size);
+		return 0;
+	}
+	if (page == 0 || page > (1u << 30) || (page & (page - 1))) {
+		warn(c, "NT_FILE page size %llu is not plausible; ignored", (unsigned long long)page);
+		return 0;
+	}
+	c->maps = calloc(count ? count : 1, sizeof *c->maps);
+	c->files = calloc(count ? count : 1, sizeof *c->files);
+	if (!c->maps || !c->files)
+		return -CST_E_NOMEM;
+	c->page_size = page;
+	const uint8_t *names = d + 2 * w + count * 3 * w, *end = d + size;
+	size_t n = 0;
+	for (uint64_t i = 0; i < count && names < end; i++) {
+		const uint8_t *z = memchr(names, 0, (size_t)(end - names));
+		if (!z)
+			break;
+		const uint8_t *t = d + 2 * w + i * 3 * w;
+		struct cst_core_mapping *m = &c->maps[n];
+		m->start = rd(c, t, w);
+		m->end = rd(c, t + w, w);
+		uint64_t pg = rd(c, t + 2 * w, w);
+		m->offset = pg * page;
+		m->name = (const char *)names;
+		m->file = -1;
+		names = z + 1;
+		if (m->end <= m->start || (page && pg > UINT64_MAX / page))
+			continue;
+		n++;
+	}
+	if (n < count)
+		warn(c, "NT_FILE: %llu of %llu mappings unusable",
+		     (unsigned long long)(count - n), (unsigned long long)count);
+	c->nmaps = n;
+	qsort(c->maps, n, sizeof *c->maps, cmp_map);
+	/* Distinct file names, through an open-addressing hash of the names. */
+	size_t hsize = 16;
+	while (hsize < 2 * n)
+		hsize *= 2;
+	int *slot = malloc(hsize * sizeof *slot);
+	if (!slot)
+		return -CST_E_NOMEM;
+	memset(slot, 0xff, hsize * sizeof *slot);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = 1469598103934665603ull;
+		for (const char *p = c->maps[i].name; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		size_t k = h & (hsize - 1);
+		while (slot[k] >= 0 && strcmp(c->files[slot[k]].recorded, c->maps[i].name) != 0)
+			k = (k + 1) & (hsize - 1);
+		if (slot[k] < 0) {
+			slot[k] = (int)c->nfiles;
+			c->files[c->nfiles].recorded = c->maps[i].name;
+			c->files[c->nfiles].fd = -1;
+			c->nfiles++;
+		}
+		c->maps[i].file = slot[k];
+	}
+	free(slot);
+	return 0;
+}
+
+static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
+{
+	uint64_t off = ph->p_offset, size = ph->p_filesz;
+	if (off >= c->size) {
+		warn(c, "PT_NOTE at offset %llu lies beyond the end of the file", (unsigned long long)off);
+		return 0;
+	}
+	if (size > c->size - off) {
+		warn(c, "PT_NOTE claims %llu bytes but the file has %llu; notes cut",
+		     (unsigned long long)size, (unsigned long long)(c->size - off));
+		size = c->size - off;
+	}
+	Elf_Data *data = elf_getdata_rawchunk(c->elf, (int64_t)off, size, ELF_T_NHDR);
+	if (!data) {
+		warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
+		return 0;
+	}
+	size_t pos = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+	while (pos < data->d_size) {
+		size_t next = gelf_getnote(data, pos, &nh, &name_off, &desc_off);
+		if (next == 0) {
+			warn(c, "malformed note at offset %llu; the notes after it are ignored",
+			     (unsigned long long)(off + pos));
+			break;
+		}
+		pos = next;
+		const char *name = nh.n_namesz ? (const char *)data->d_buf + name_off : "";
+		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+		size_t dsz = nh.n_descsz;
+		if (nh.n_namesz != 5 || memcmp(name, "CORE", 5) != 0) {
+			if (!(nh.n_namesz == 6 && memcmp(name, "LINUX", 6) == 0))
+				continue;
+		}
+		int rc = 0;
+		switch (nh.n_type) {
+		case NT_PRSTATUS: rc = add_thread(c, desc, dsz); break;
+		case NT_PRPSINFO: parse_prpsinfo(c, desc, dsz); break;
+		case NT_SIGINFO:  parse_siginfo(c, desc, dsz); break;
+		case NT_AUXV:
+			if (!c->auxv) { c->auxv = desc; c->auxv_size = dsz; }
+			break;
+		case NT_FILE:     rc = parse_nt_file(c, desc, dsz); break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct cst_core_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* ---- open ------------------------------------------------------------------------ */
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int open_elf(struct cst_core *c, const char *path, char *err, size_t errlen)
+{
+	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (c->fd < 0) {
+		int e = errno;
+		return fail(err, errlen, e == ENOENT ? -CST_E_NOENT : e == EACCES ? -CST_E_PERM : -CST_E_IO,
+			    "%s", strerror(e));
+	}
+	struct stat st;
+	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return fail(err, errlen, -CST_E_IO, "not a regular file");
+	if (st.st_size < EI_NIDENT)
+		return fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
+			    (long long)st.st_size);
+	elf_version(EV_CURRENT);
+	c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF)
+		return fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file");
+	c->image = (const uint8_t *)elf_rawfile(c->elf, &c->size);
+	if (!c->image)
+		return fail(err, errlen, -CST_E_IO, "cannot map the file: %s", elf_errmsg(-1));
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(c->elf, &eh))
+		return fail(err, errlen, -CST_E_TRUNCATED, "ELF header unreadable: %s", elf_errmsg(-1));
+	if (eh.e_type != ET_CORE)
+		return fail(err, errlen, -CST_E_NOT_CORE, "an ELF %s, not a core file",
+			    eh.e_type == ET_EXEC ? "executable" : eh.e_type == ET_DYN ?
+			    "shared object or PIE executable" : eh.e_type == ET_REL ? "object file" : "file");
+	int cls = eh.e_ident[EI_CLASS];
+	c->arch = cst_arch_find(eh.e_machine, cls);
+	if (!c->arch)
+		return fail(err, errlen, -CST_E_ARCH, "core of an unsupported architecture (e_machine %u, %s)",
+			    eh.e_machine, cls == ELFCLASS64 ? "64-bit" : cls == ELFCLASS32 ? "32-bit" : "bad class");
+	int data = eh.e_ident[EI_DATA];
+	if (data != (c->arch->big_endian ? ELFDATA2MSB : ELFDATA2LSB))
+		return fail(err, errlen, -CST_E_CLASS, "byte order does not match e_machine %u", eh.e_machine);
+	return 0;
+}
+
+int cst_core_open(const char *path, const struct cst_core_options *opt, struct cst_core **out,
+		 char *err, size_t errlen)
+{
+	struct cst_core *c = calloc(1, sizeof *c);
+	if (!c)
+		return fail(err, errlen, -CST_E_NOMEM, "out of memory");
+	c->fd = -1;
+	*out = NULL;
+	int rc = open_elf(c, path, err, errlen);
+	if (rc < 0)
+		goto bad;
+	if (opt && opt->sysroot)
+		c->sysroot = strdup(opt->sysroot);
+
+	size_t nph;
+	if (elf_getphdrnum(c->elf, &nph) < 0) {
+		rc = fail(err, errlen, -CST_E_TRUNCATED, "program headers unreadable: %s", elf_errmsg(-1));
+		goto bad;
+	}
+	GElf_Ehdr eh;
+	gelf_getehdr(c->elf, &eh);
+	if (eh.e_phoff >= c->size || nph > (c->size - eh.e_phoff) / (eh.e_phentsize ? eh.e_phentsize : 1)) {
+		rc = fail(err, errlen, -CST_E_TRUNCATED, "program headers (%zu at offset %llu) lie beyond the end of the file",
+			  nph, (unsigned long long)eh.e_phoff);
+		goto bad;
+	}
+	c->loads = calloc(nph ? nph : 1, sizeof *c->loads);
+	if (!c->loads) {
+		rc = fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		goto bad;
+	}
+	bool cut = false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(c->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_NOTE) {
+			if ((rc = parse_notes(c, &ph)) < 0) {
+				fail(err, errlen, rc, "%s", cst_strerror(rc));
+				goto bad;
+			}
+		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
+			struct load *l = &c->loads[c->nloads];
+			l->vaddr = ph.p_vaddr;
+			l->memsz = ph.p_memsz;
+			if (l->vaddr + l->memsz < l->vaddr)
+				l->memsz = UINT64_MAX - l->vaddr;
+			l->offset = ph.p_offset;
+			uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+			if (l->offset >= c->size)
+				fs = 0, cut = cut || ph.p_filesz > 0;
+			else if (fs > c->size - l->offset)
+				fs = c->size - l->offset, cut = true;
+			l->avail = fs;
+			c->nloads++;
+		}
+	}
+	if (cut)
+		warn(c, "file is truncated: some memory segments are missing");
+	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
+	if (c->nthreads == 0) {
+		rc = fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
+			  c->nwarnings ? " (the notes are damaged)" : "");
+		goto bad;
+	}
+	/* The kernel writes the dumping thread first; it is the crashed one when it carries a
+	 * signal.  The others follow in tid order. */
+	c->threads[0].crashed = c->threads[0].cursig != 0 || c->signal.present;
+	if (c->nthreads > 2)
+		qsort(c->threads + 1, c->nthreads - 1, sizeof *c->threads, cmp_tid);
+	if (!c->pid)
+		c->pid = c->threads[0].tid;
+
+	c->target.ops = &core_target_ops;
+	c->target.priv = c;
+	c->target.big_endian = c->arch->big_endian;
+
+	/* The main executable: the mapping that holds the entry point. */
+	uint64_t entry;
+	if (cst_core_auxv(c, AT_ENTRY, &entry)) {
+		ptrdiff_t i = UPPER_BOUND(c->maps, c->nmaps, start, entry);
+		if (i >= 0 && entry < c->maps[i].end)
+			c->exe_recorded = c->maps[i].name;
+	}
+	if (opt && opt->executable)
+		c->executable = strdup(opt->executable);
+	else if (c->exe_recorded)
+		c->executable = strdup(cst_core_local_path(c, c->exe_recorded));
+	*out = c;
+	return 0;
+bad:
+	cst_core_close(c);
+	return rc;
+}
+
+void cst_core_close(struct cst_core *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		if (c->files[i].fd >= 0)
+			close(c->files[i].fd);
+		free(c->files[i].local);
+	}
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->files);
+	free(c->maps);
+	free(c->loads);
+	free(c->threads);
+	free(c->executable);
+	free(c->sysroot);
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+/* ---- accessors ------------------------------------------------------------------- */
+
+Elf *cst_core_elf(struct cst_core *c) { return c->elf; }
+const struct cst_arch *cst_core_arch(const struct cst_core *c) { return c->arch; }
+struct cst_target *cst_core_target(struct cst_core *c) { return &c->target; }
+size_t cst_core_nthreads(const struct cst_core *c) { return c->nthreads; }
+const struct cst_core_thread *cst_core_thread(const struct cst_core *c, size_t i)
+{
+	return i < c->nthreads ? &c->threads[i] : NULL;
+}
+const struct cst_core_signal *cst_core_signal(const struct cst_core *c) { return &c->signal; }
+int cst_core_pid(const struct cst_core *c) { return c->pid; }
+const char *cst_core_fname(const struct cst_core *c) { return c->fname; }
+const char *cst_core_psargs(const struct cst_core *c) { return c->psargs; }
+const char *cst_core_executable(const struct cst_core *c) { return c->executable; }
+size_t cst_core_nmappings(const struct cst_core *c) { return c->nmaps; }
+const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t i)
+{
+	return i < c->nmaps ? &c->maps[i] : NULL;
+}
+size_t cst_core_nwarnings(const struct cst_core *c) { return c->nwarnings; }
+const char *cst_core_warning(const struct cst_core *c, size_t i)
+{
+	return i < c->nwarnings ? c->warnings[i] : NULL;
+}
+
+bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val)
+{
+	unsigned w = c->arch->addr_size;
+	for (size_t off = 0; off + 2 * w <= c->auxv_size; off += 2 * w) {
+		uint64_t t = rd(c, c->auxv + off, w);
+		if (t == 0)
+			break;
+		if (t == type) {
+			*val = rd(c, c->auxv + off + w, w);
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *cst_core_local_path(struct cst_core *c, const char *recorded)
+{
+	static __thread char buf[PATH_MAX];
+	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0)
+		return c->executable;
+	if (c->sysroot && recorded[0] == '/') {
+		snprintf(buf, sizeof buf, "%s%s", c->sysroot, recorded);
+		return buf;
+	}
+	return recorded;
+}

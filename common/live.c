@@ -1,0 +1,199 @@
+/* Live processes through ptrace and /proc.  See live.h. */
+#include "live.h"
+#include "arch.h"
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_LIVE_THREADS 100000
+
+struct cst_live {
+	pid_t pid;
+	struct cst_target target;
+	struct cst_live_thread *threads;
+	size_t n, cap;
+};
+
+static int mem_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	int fd = (int)(intptr_t)priv;
+	if (addr > INT64_MAX)
+		return -CST_E_MEMORY;
+	ssize_t got = pread(fd, buf, len, (off_t)addr);
+	return got == (ssize_t)len ? 0 : -CST_E_MEMORY;
+}
+
+static const struct cst_target_ops live_ops = { .read = mem_read };
+
+int cst_live_open_target(pid_t pid, struct cst_target *t)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -CST_E_NOENT : -CST_E_PERM;
+	t->ops = &live_ops;
+	t->priv = (void *)(intptr_t)fd;
+	t->big_endian = false;
+	return 0;
+}
+
+void cst_live_close_target(struct cst_target *t)
+{
+	if (t->ops == &live_ops)
+		close((int)(intptr_t)t->priv);
+	t->ops = NULL;
+}
+
+int cst_live_getregs(int tid, struct cst_regs *out)
+{
+	struct user_regs_struct ur;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur) < 0)
+		return -CST_E_PTRACE;
+	uint64_t words[27];
+	_Static_assert(sizeof ur == sizeof words, "user_regs_struct is 27 words on x86-64");
+	memcpy(words, &ur, sizeof words);
+	cst_x86_64_from_user_regs(words, out);
+	return 0;
+}
+
+static bool attached(const struct cst_live *l, int tid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct cst_live_thread *x = a, *y = b;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
+{
+	*out = NULL;
+#ifndef __x86_64__
+	return fail(err, errlen, -CST_E_ARCH, "live processes are supported on x86-64 hosts only");
+#endif
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	struct cst_live *l = calloc(1, sizeof *l);
+	if (!l)
+		return fail(err, errlen, -CST_E_NOMEM, "out of memory");
+	l->pid = pid;
+	int rc = 0;
+	/* Threads may be created while we attach: scan until a pass finds no new one. */
+	for (int pass = 0; pass < 100; pass++) {
+		DIR *d = opendir(path);
+		if (!d) {
+			rc = fail(err, errlen, -CST_E_NOENT, "no process %d", (int)pid);
+			goto bad;
+		}
+		bool added = false;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			int tid = atoi(e->d_name);
+			if (tid <= 0 || attached(l, tid))
+				continue;
+			if (l->n >= MAX_LIVE_THREADS)
+				break;
+			if (ptrace(PTRACE_ATTACH, tid, NULL, NULL) < 0) {
+				int en = errno;
+				if (en == ESRCH)
+					continue;          /* exited meanwhile */
+				closedir(d);
+				rc = fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
+					  "cannot attach to thread %d of process %d: %s%s", tid, (int)pid,
+					  strerror(en), en == EPERM ?
+					  " (another tracer, /proc/sys/kernel/yama/ptrace_scope, or not your process)" : "");
+				goto bad;
+			}
+			int st;
+			if (waitpid(tid, &st, __WALL) < 0)
+				continue;
+			if (l->n == l->cap) {
+				l->cap = l->cap ? 2 * l->cap : 16;
+				void *p = realloc(l->threads, l->cap * sizeof *l->threads);
+				if (!p) {
+					closedir(d);
+					ptrace(PTRACE_DETACH, tid, NULL, NULL);
+					rc = fail(err, errlen, -CST_E_NOMEM, "out of memory");
+					goto bad;
+				}
+				l->threads = p;
+			}
+			struct cst_live_thread *t = &l->threads[l->n++];
+			t->tid = tid;
+			if (cst_live_getregs(tid, &t->regs) < 0)
+				cst_regs_clear(&t->regs);
+			added = true;
+		}
+		closedir(d);
+		if (!added)
+			break;
+	}
+	if (l->n == 0) {
+		rc = fail(err, errlen, -CST_E_NOENT, "no threads in process %d", (int)pid);
+		goto bad;
+	}
+	qsort(l->threads, l->n, sizeof *l->threads, cmp_thread);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->threads[i].tid == pid && i > 0) {
+			struct cst_live_thread m = l->threads[i];
+			memmove(l->threads + 1, l->threads, i * sizeof m);
+			l->threads[0] = m;
+		}
+	rc = cst_live_open_target(pid, &l->target);
+	if (rc < 0) {
+		fail(err, errlen, rc, "cannot open /proc/%d/mem", (int)pid);
+		goto bad;
+	}
+	*out = l;
+	return 0;
+bad:
+	cst_live_detach(l);
+	return rc;
+}
+
+void cst_live_detach(struct cst_live *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		ptrace(PTRACE_DETACH, l->threads[i].tid, NULL, NULL);
+	if (l->target.ops)
+		cst_live_close_target(&l->target);
+	free(l->threads);
+	free(l);
+}
+
+struct cst_target *cst_live_target(struct cst_live *l) { return &l->target; }
+size_t cst_live_nthreads(const struct cst_live *l) { return l->n; }
+const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i)
+{
+	return i < l->n ? &l->threads[i] : NULL;
+}

@@ -1,0 +1,41 @@
+/* A live process as a target: every thread stopped with ptrace, registers from
+ * PTRACE_GETREGS, memory from /proc/PID/mem.  The same cst_target interface as core files. */
+#ifndef CST_LIVE_H
+#define CST_LIVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "regs.h"
+#include "target.h"
+
+struct cst_live;
+
+struct cst_live_thread {
+	int tid;
+	struct cst_regs regs;    /* DWARF numbers */
+};
+
+/* Attaches to every thread of process PID and reads their registers.  Returns 0, or
+ *   -CST_E_NOENT  no such process
+ *   -CST_E_PERM   ptrace not permitted (another tracer, Yama ptrace_scope, or another user)
+ *   -CST_E_ARCH   the process is not x86-64
+ *   -CST_E_PTRACE another ptrace failure
+ * with a one-line reason in ERR.  The main thread comes first, the rest in tid order. */
+int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen);
+/* Detaches from every thread (they run on) and frees L. */
+void cst_live_detach(struct cst_live *l);
+
+struct cst_target *cst_live_target(struct cst_live *l);
+size_t cst_live_nthreads(const struct cst_live *l);
+const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i);
+
+/* Reads the registers of stopped thread TID of a process the caller already traces
+ * (PTRACE_GETREGS) into OUT.  Returns 0 or -CST_E_PTRACE. */
+int cst_live_getregs(int tid, struct cst_regs *out);
+
+/* A target that reads /proc/PID/mem of a process the caller already traces.  Returns 0
+ * or -CST_E_PERM / -CST_E_NOENT. *T is filled; release with cst_live_close_target. */
+int cst_live_open_target(pid_t pid, struct cst_target *t);
+void cst_live_close_target(struct cst_target *t);
+
+#endif

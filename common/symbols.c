@@ -1,0 +1,295 @@
+/* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
+#include "symbols.h"
+#include "core.h"
+#include "error.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct module_info {             /* kept in the module's libdwfl user data */
+	bool mismatch;
+};
+
+struct cst_symbols {
+	Dwfl *dwfl;
+	struct cst_core *core;    /* for path substitution; NULL for live processes */
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	int mismatches;
+};
+
+/* The core's cst_symbols, for the find_elf callback (libdwfl passes no closure). */
+static __thread struct cst_symbols *current;
+
+static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
+{
+	const unsigned char *want;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &want, &vaddr);
+	if (n <= 0)
+		return true;                     /* nothing recorded: cannot tell */
+	const void *have;
+	ssize_t m = dwelf_elf_gnu_build_id(elf, &have);
+	if (m <= 0)
+		return true;
+	return m == n && memcmp(want, have, (size_t)n) == 0;
+}
+
+/* libdwfl find_elf callback for cores: the module's recorded path, after -e and --sysroot,
+ * opened only when it is a regular file whose build-id matches the core's. */
+static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct cst_symbols *s = current;
+	if (!s || !s->core || !modname || modname[0] != '/')
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	const char *path = cst_core_local_path(s->core, modname);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	struct stat st;
+	Elf *elf = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	if (!build_id_equal(mod, elf)) {
+		struct module_info *mi = *userdata;
+		if (!mi && (mi = calloc(1, sizeof *mi)))
+			*userdata = mi;
+		if (mi && !mi->mismatch) {
+			mi->mismatch = true;
+			s->mismatches++;
+		}
+		elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	*file_name = strdup(path);
+	*elfp = elf;
+	return fd;
+}
+
+static struct cst_symbols *new_symbols(void)
+{
+	struct cst_symbols *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->debuginfo_path = NULL;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
+{
+	struct cst_symbols *s = new_symbols();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -CST_E_NOMEM;
+	}
+	s->core = c;
+	s->callbacks.find_elf = core_find_elf;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl)
+		goto bad;
+	current = s;
+	dwfl_report_begin(s->dwfl);
+	int n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || n < 0)
+		goto bad;
+	*out = s;
+	return 0;
+bad:
+	snprintf(err, errlen, "cannot report the core's modules: %s", dwfl_errmsg(-1));
+	cst_symbols_close(s);
+	current = NULL;
+	return -CST_E_DWFL;
+}
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen)
+{
+	struct cst_symbols *s = new_symbols();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -CST_E_NOMEM;
+	}
+	s->callbacks = proc_callbacks;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl)
+		goto bad;
+	dwfl_report_begin(s->dwfl);
+	int rc = dwfl_linux_proc_report(s->dwfl, pid);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || rc != 0)
+		goto bad;
+	*out = s;
+	return 0;
+bad:
+	snprintf(err, errlen, "cannot read the modules of process %d: %s", (int)pid, dwfl_errmsg(-1));
+	cst_symbols_close(s);
+	return -CST_E_DWFL;
+}
+
+static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
+{
+	free(*userdata);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
+
+void cst_symbols_close(struct cst_symbols *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl) {
+		dwfl_getmodules(s->dwfl, free_userdata, NULL, 0);
+		dwfl_end(s->dwfl);
+	}
+	if (current == s)
+		current = NULL;
+	free(s);
+}
+
+Dwfl *cst_symbols_dwfl(struct cst_symbols *s) { return s->dwfl; }
+int cst_symbols_mismatches(struct cst_symbols *s) { return s->mismatches; }
+
+static Dwfl_Module *module_at(struct cst_symbols *s, uint64_t addr)
+{
+	current = s;
+	return dwfl_addrmodule(s->dwfl, addr);
+}
+
+Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *biasp)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	if (!mod)
+		return NULL;
+	Dwarf_Addr bias;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
+		if (biasp)
+			*biasp = bias;
+		return frame;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
+		if (biasp)
+			*biasp = bias;
+		return frame;
+	}
+	return NULL;
+}
+
+int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
+{
+	memset(fn, 0, sizeof *fn);
+	Dwfl_Module *mod = module_at(s, addr);
+	if (!mod)
+		return -CST_E_NO_FUNC;
+	fn->module = mod;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name && (sym.st_size == 0 || off < sym.st_size)) {
+		fn->name = name;
+		fn->start = addr - off;
+		fn->end = sym.st_size ? fn->start + sym.st_size : 0;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC || GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ||
+		    sym.st_size)
+			return 0;
+	}
+	/* No symbol: the CFI's FDE bounds are the function's. */
+	uint64_t bias;
+	Dwarf_Frame *frame = cst_symbols_cfi(s, addr, &bias);
+	if (frame) {
+		Dwarf_Addr start, end;
+		bool signalp;
+		dwarf_frame_info(frame, &start, &end, &signalp);
+		free(frame);
+		fn->start = start + bias;
+		fn->end = end + bias;
+		return 0;
+	}
+	return fn->name ? 0 : -CST_E_NO_FUNC;
+}
+
+bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr)
+{
+	struct cst_func fn;
+	return cst_symbols_func(s, addr, &fn) == 0 && fn.start == addr && fn.name;
+}
+
+const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
+{
+	static const char *const suffixes[] = { ".cold", ".part.", ".isra.", ".constprop.",
+						".lto_priv.", ".localalias", NULL };
+	snprintf(buf, len, "%s", name ? name : "");
+	char *cut = NULL;
+	for (int i = 0; suffixes[i]; i++) {
+		char *p = strstr(buf, suffixes[i]);
+		if (p && p != buf && (!cut || p < cut))
+			cut = p;
+	}
+	if (cut)
+		*cut = 0;
+	return buf;
+}
+
+void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
+{
+	memset(loc, 0, sizeof *loc);
+	Dwfl_Module *mod = module_at(s, addr);
+	if (!mod)
+		return;
+	void **userdata;
+	Dwarf_Addr start;
+	const char *mainfile = NULL, *debugfile = NULL;
+	const char *name = dwfl_module_info(mod, &userdata, &start, NULL, NULL, NULL, &mainfile, &debugfile);
+	loc->module_base = start;
+	/* Trigger the search for the file so that mainfile and the mismatch flag are known. */
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	name = dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	loc->module = mainfile ? mainfile : name;
+	struct module_info *mi = userdata ? *userdata : NULL;
+	loc->mismatch = mi && mi->mismatch;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	for (int i = 0; i < n && i < 20; i++)
+		sprintf(loc->build_id + 2 * i, "%02x", bits[i]);
+	if (!elf)
+		return;
+	struct cst_func fn;
+	if (cst_symbols_func(s, addr, &fn) == 0 && fn.name) {
+		loc->function = fn.name;
+		loc->offset = pc - fn.start;
+	}
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file && lineno > 0) {
+			loc->file = file;
+			loc->line = lineno;
+		}
+	}
+}

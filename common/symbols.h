@@ -1,0 +1,70 @@
+/* Modules, symbols, CFI and source lines of a target, through libdwfl.
+ *
+ * One cst_symbols serves one process image: a core file (modules from the core's link map
+ * and NT_FILE, via dwfl_core_file_report) or a live process (/proc/PID/maps, via
+ * dwfl_linux_proc_report).  The build-id of each module file found on disk is compared
+ * with the one recorded in the target; a mismatching file is not used and the module is
+ * flagged. */
+#ifndef CST_SYMBOLS_H
+#define CST_SYMBOLS_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cst_core;
+struct cst_symbols;
+
+/* A function: [start, end) in target virtual addresses (end 0 when its size is unknown),
+ * its symbol name (NULL when only CFI bounds are known), and its module. */
+struct cst_func {
+	uint64_t start, end;
+	const char *name;
+	Dwfl_Module *module;
+};
+
+/* What is known about one code address, for printing. */
+struct cst_location {
+	const char *module;        /* path of the module file (or the name the target recorded) */
+	uint64_t module_base;      /* load address of the module */
+	char build_id[41];         /* hex of the first 20 bytes, "" when unknown */
+	bool mismatch;             /* the file found on disk has another build-id */
+	const char *function;      /* NULL when unknown */
+	uint64_t offset;           /* bytes from the function's start to the address */
+	const char *file;          /* source file, NULL when unknown */
+	int line;                  /* 0 when unknown */
+};
+
+/* Reports the modules of core C.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
+int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen);
+/* Reports the modules of live process PID.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
+int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen);
+void cst_symbols_close(struct cst_symbols *s);
+Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
+
+/* The function containing ADDR.  Returns 0, or -CST_E_NO_FUNC when no symbol or CFI covers
+ * ADDR. */
+int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
+
+/* True when ADDR is the first byte of a function symbol. */
+bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr);
+
+/* The CFI row for ADDR (a lookup address) from .eh_frame, else .debug_frame.  Returns a
+ * Dwarf_Frame the caller frees with free(), or NULL when no CFI covers ADDR; *BIAS (when
+ * not NULL) receives the module's load bias (target address - CFI address). */
+Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
+
+/* Fills LOC for lookup address ADDR (for a caller frame: return address - 1); OFFSET is
+ * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0. */
+void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc);
+
+/* Name of a function that is the same function under another name for tail-call checks:
+ * NAME without gcc's clone and split suffixes (".cold", ".part.N", ".isra.N",
+ * ".constprop.N", ".lto_priv.N").  Writes into BUF (LEN bytes) and returns BUF. */
+const char *cst_symbols_base_name(const char *name, char *buf, size_t len);
+
+/* Number of modules with a build-id mismatch. */
+int cst_symbols_mismatches(struct cst_symbols *s);
+
+#endif

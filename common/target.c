@@ -1,0 +1,29 @@
+/* Checked reads through a target's back end. */
+#include "target.h"
+#include "error.h"
+
+int cst_target_read(const struct cst_target *t, uint64_t addr, void *buf, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (addr + len < addr)          /* wraps around the address space */
+		return -CST_E_MEMORY;
+	return t->ops->read(t->priv, addr, buf, len);
+}
+
+int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out)
+{
+	uint8_t b[8];
+	if (size != 4 && size != 8)
+		return -CST_E_INVAL;
+	int rc = cst_target_read(t, addr, b, size);
+	if (rc < 0)
+		return rc;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned k = t->big_endian ? i : size - 1 - i;
+		v = (v << 8) | b[k];
+	}
+	*out = v;
+	return 0;
+}

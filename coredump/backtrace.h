@@ -1,0 +1,62 @@
+/* One thread's backtrace, walked with the unwind cursor and symbolized: what the text and
+ * JSON printers print. */
+#ifndef CST_BACKTRACE_H
+#define CST_BACKTRACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "unwind.h"
+
+struct bt_frame {
+	struct cst_frame f;
+	struct cst_location loc;
+};
+
+struct bt_thread {
+	int tid;
+	bool crashed;
+	int cursig;
+	struct bt_frame *frames;
+	size_t n;
+	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early */
+	char stop[128];          /* stop reason */
+};
+
+/* What is printed above the threads. */
+struct bt_process {
+	const char *core;        /* core path, NULL for a live process */
+	const char *executable;  /* may be NULL */
+	const char *arch;
+	int pid;
+	bool has_signal;
+	int signo, code;
+	bool has_addr;
+	uint64_t addr;
+	const char *fname, *psargs;
+};
+
+/* Walks the thread whose registers are REGS and symbolizes its frames into T.  Returns 0,
+ * or -CST_E_NOMEM. */
+int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
+void bt_thread_free(struct bt_thread *t);
+
+/* "SIGSEGV", or "signal N" for an unknown number (static buffer). */
+const char *bt_signal_name(int signo);
+
+struct bt_options {
+	bool verbose;            /* -v: each frame's provenance */
+	bool color;
+};
+
+/* Text close to gdb's `bt`: a header for the process, then one block per thread. */
+void bt_print_process_text(FILE *out, const struct bt_process *p);
+void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+
+/* JSON (schema version 1, README "JSON output"): the process object with an empty
+ * "threads" array to which bt_json_add_thread appends; bt_json_print writes and frees it. */
+struct json_object;
+struct json_object *bt_json_process(const struct bt_process *p);
+void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t);
+void bt_json_print(FILE *out, struct json_object *doc);
+
+#endif

@@ -1,0 +1,247 @@
+/* corestack: annotated backtraces of every thread of an ELF core file or a live process.
+ *
+ * Exit codes: 0 every thread unwound to its outermost frame; 1 output printed but some walk
+ * stopped early or a module's build-id did not match; 2 the core (or process) could not be
+ * used; 64 usage error. */
+#include "backtrace.h"
+#include "core.h"
+#include "error.h"
+#include "live.h"
+#include "symbols.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_PARTIAL 1
+#define EXIT_UNUSABLE 2
+#define EXIT_USAGE 64
+
+#ifndef CORESTACK_VERSION
+#define CORESTACK_VERSION "0.1"
+#endif
+
+static const char usage_text[] =
+	"usage: corestack [options] CORE\n"
+	"       corestack [options] -p PID\n"
+	"Print the backtrace of every thread of an ELF core file (the crashing thread first)\n"
+	"or of a live process, marking the frames a frame-pointer walk loses.\n"
+	"\n"
+	"  -e, --executable FILE  the program's executable, when the path in the core is not right\n"
+	"      --sysroot DIR      look up the core's mapped files under DIR\n"
+	"  -p, --pid PID          a live process (attached with ptrace, then released)\n"
+	"  -j, --json             one JSON document (schema in README.md)\n"
+	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
+	"  -v, --verbose          show how each frame was found\n"
+	"      --color WHEN       auto (default), always or never\n"
+	"  -h, --help             this text\n"
+	"  -V, --version          the version\n"
+	"\n"
+	"Exit status: 0 every thread unwound to its outermost frame; 1 some walk stopped early\n"
+	"or a module did not match the core; 2 the core or process could not be used; 64 usage.\n";
+
+struct options {
+	const char *core, *executable, *sysroot;
+	int pid;
+	bool json;
+	unsigned max_frames;
+	struct bt_options bt;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "corestack: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'corestack --help'.\n");
+	return EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_SYSROOT = 256, OPT_COLOR };
+	static const struct option longopts[] = {
+		{ "executable", required_argument, NULL, 'e' },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "max-frames", required_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *color = "auto";
+	int c;
+	char *end;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":e:p:jn:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': o->executable = optarg; break;
+		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case 'p':
+			o->pid = (int)strtol(optarg, &end, 10);
+			if (*end || o->pid <= 0)
+				return usage_error("-p: '%s' is not a process id", optarg);
+			break;
+		case 'j': o->json = true; break;
+		case 'n': {
+			long n = strtol(optarg, &end, 10);
+			if (*end || n <= 0 || n > 1000000)
+				return usage_error("-n: '%s' is not a frame count (1-1000000)", optarg);
+			o->max_frames = (unsigned)n;
+			break;
+		}
+		case 'v': o->bt.verbose = true; break;
+		case OPT_COLOR: color = optarg; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("corestack %s\n", CORESTACK_VERSION); exit(0);
+		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (strcmp(color, "always") == 0)
+		o->bt.color = true;
+	else if (strcmp(color, "auto") == 0)
+		o->bt.color = isatty(1) && !getenv("NO_COLOR");
+	else if (strcmp(color, "never") != 0)
+		return usage_error("--color: '%s' is not auto, always or never", color);
+	if (o->json)
+		o->bt.color = false;
+	int rest = argc - optind;
+	if (o->pid ? rest != 0 : rest != 1)
+		return usage_error("%s", o->pid ? "-p takes no core file" : "one core file expected");
+	if (!o->pid)
+		o->core = argv[optind];
+	return 0;
+}
+
+/* Walks and prints one thread; returns 1 when its walk stopped early. */
+static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, int tid, bool crashed,
+		       int cursig, const struct options *o, struct json_object *doc)
+{
+	struct bt_thread t = { .tid = tid, .crashed = crashed, .cursig = cursig };
+	if (bt_walk(env, regs, &t) < 0) {
+		fprintf(stderr, "corestack: out of memory\n");
+		exit(EXIT_UNUSABLE);
+	}
+	if (doc)
+		bt_json_add_thread(doc, &t);
+	else
+		bt_print_thread_text(stdout, &t, &o->bt);
+	int partial = t.rc < 0;
+	bt_thread_free(&t);
+	return partial;
+}
+
+static int run_core(const struct options *o)
+{
+	char err[256];
+	struct cst_core *core;
+	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
+	int rc = cst_core_open(o->core, &copt, &core, err, sizeof err);
+	if (rc < 0) {
+		fprintf(stderr, "corestack: %s: %s\n", o->core, err);
+		return EXIT_UNUSABLE;
+	}
+	struct cst_symbols *syms = NULL;
+	if (cst_symbols_open_core(&syms, core, err, sizeof err) < 0)
+		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, err);
+
+	const struct cst_core_signal *sig = cst_core_signal(core);
+	const struct cst_core_thread *first = cst_core_thread(core, 0);
+	struct bt_process p = {
+		.core = o->core, .executable = cst_core_executable(core), .arch = cst_core_arch(core)->name,
+		.pid = cst_core_pid(core), .fname = cst_core_fname(core), .psargs = cst_core_psargs(core),
+	};
+	if (sig->present) {
+		p.has_signal = true;
+		p.signo = sig->signo;
+		p.code = sig->code;
+		p.has_addr = sig->has_addr;
+		p.addr = sig->addr;
+	} else if (first->cursig) {
+		p.has_signal = true;
+		p.signo = first->cursig;
+	}
+	struct cst_unwind_env env = {
+		.arch = cst_core_arch(core), .target = cst_core_target(core), .syms = syms,
+		.max_frames = o->max_frames,
+	};
+	struct json_object *doc = o->json ? bt_json_process(&p) : NULL;
+	if (!doc)
+		bt_print_process_text(stdout, &p);
+	int partial = 0;
+	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
+		const struct cst_core_thread *t = cst_core_thread(core, i);
+		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
+				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc);
+		if (!doc)
+			fflush(stdout);
+	}
+	if (doc)
+		bt_json_print(stdout, doc);
+	fflush(stdout);
+	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
+		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
+	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	if (mism)
+		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
+			"their frames are not symbolized\n", o->core, mism);
+	cst_unwind_env_free(&env);
+	cst_symbols_close(syms);
+	cst_core_close(core);
+	return partial || mism ? EXIT_PARTIAL : 0;
+}
+
+static int run_live(const struct options *o)
+{
+	char err[256];
+	struct cst_live *l;
+	int rc = cst_live_attach(o->pid, &l, err, sizeof err);
+	if (rc < 0) {
+		fprintf(stderr, "corestack: process %d: %s\n", o->pid, err);
+		return EXIT_UNUSABLE;
+	}
+	struct cst_symbols *syms = NULL;
+	if (cst_symbols_open_pid(&syms, o->pid, err, sizeof err) < 0)
+		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, err);
+	struct bt_process p = { .arch = cst_arch_x86_64.name, .pid = o->pid };
+	char exe[4096];
+	char link[64];
+	snprintf(link, sizeof link, "/proc/%d/exe", o->pid);
+	ssize_t n = readlink(link, exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		p.executable = exe;
+	}
+	struct cst_unwind_env env = {
+		.arch = &cst_arch_x86_64, .target = cst_live_target(l), .syms = syms,
+		.max_frames = o->max_frames,
+	};
+	struct json_object *doc = o->json ? bt_json_process(&p) : NULL;
+	if (!doc)
+		bt_print_process_text(stdout, &p);
+	int partial = 0;
+	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
+		const struct cst_live_thread *t = cst_live_thread(l, i);
+		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc);
+	}
+	cst_live_detach(l);
+	if (doc)
+		bt_json_print(stdout, doc);
+	cst_unwind_env_free(&env);
+	cst_symbols_close(syms);
+	return partial ? EXIT_PARTIAL : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	return o.pid ? run_live(&o) : run_core(&o);
+}

@@ -1,0 +1,82 @@
+/* Text output, close to gdb's `bt`. */
+#include "backtrace.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define C_RESET  "\033[0m"
+#define C_FUNC   "\033[33m"
+#define C_MARK   "\033[1;35m"
+
+void bt_print_process_text(FILE *out, const struct bt_process *p)
+{
+	if (p->core)
+		fprintf(out, "core: %s", p->core);
+	else
+		fprintf(out, "process: %d", p->pid);
+	if (p->core && p->pid)
+		fprintf(out, "  pid %d", p->pid);
+	if (p->executable)
+		fprintf(out, "  executable %s", p->executable);
+	else if (p->fname && *p->fname)
+		fprintf(out, "  command %s", p->fname);
+	fprintf(out, "  (%s)\n", p->arch);
+	if (p->has_signal) {
+		fprintf(out, "signal: %s (%s), si_code %d", bt_signal_name(p->signo),
+			strsignal(p->signo), p->code);
+		if (p->has_addr)
+			fprintf(out, ", fault address 0x%" PRIx64, p->addr);
+		fputc('\n', out);
+	}
+}
+
+static const char *base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path;
+}
+
+void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
+{
+	fprintf(out, "\nThread %d", t->tid);
+	if (t->crashed)
+		fprintf(out, " (crashed: %s)", bt_signal_name(t->cursig));
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bt_frame *b = &t->frames[i];
+		const struct cst_location *l = &b->loc;
+		fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->f.index, b->f.pc);
+		if (o->color)
+			fputs(C_FUNC, out);
+		if (l->function)
+			fprintf(out, "%s", l->function);
+		else if (l->module)
+			fprintf(out, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
+		else
+			fputs("??", out);
+		if (o->color)
+			fputs(C_RESET, out);
+		fputs(" ()", out);
+		if (l->file)
+			fprintf(out, " at %s:%d", l->file, l->line);
+		else if (l->module)
+			fprintf(out, " from %s", l->module);
+		if (l->mismatch)
+			fputs(" (build-id mismatch)", out);
+		const char *m = cst_marker_name(b->f.marker);
+		if (m)
+			fprintf(out, o->color ? "  " C_MARK "[%s]" C_RESET : "  [%s]", m);
+		fputc('\n', out);
+		if (o->verbose) {
+			fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
+				cst_found_by_description(b->f.found_by));
+			if (b->f.cfa)
+				fprintf(out, ", cfa 0x%" PRIx64, b->f.cfa);
+			if (b->f.note[0])
+				fprintf(out, "; %s", b->f.note);
+			fputc('\n', out);
+		}
+	}
+	if (t->rc < 0 || t->n == 0)
+		fprintf(out, "(walk stopped: %s)\n", t->stop);
+}
