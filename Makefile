@@ -38,3 +38,20 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all clean deps check demo install bench
+
+-include examples/examples.mk
+-include tests/sweep/sweep.mk
+
+# Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
+DEB_PACKAGES := gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
+                libreadline-dev gdb python3 elfutils
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root to install:" $$missing >&2; exit 1; fi; \
+		apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null \
+			|| { echo "make deps: apt-get install failed" >&2; exit 1; }; \
+	fi

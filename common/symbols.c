@@ -22,6 +22,7 @@ struct cst_symbols {
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
 	int mismatches;
+	char name_buf[512];      /* the last located name without its symbol version */
 };
 
 /* The core's cst_symbols, for the find_elf callback (libdwfl passes no closure). */
@@ -231,6 +232,11 @@ int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 	return fn->name ? 0 : -CST_E_NO_FUNC;
 }
 
+bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)
+{
+	return module_at(s, addr) != NULL;
+}
+
 bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr)
 {
 	struct cst_func fn;
@@ -242,7 +248,7 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 	static const char *const suffixes[] = { ".cold", ".part.", ".isra.", ".constprop.",
 						".lto_priv.", ".localalias", NULL };
 	snprintf(buf, len, "%s", name ? name : "");
-	char *cut = NULL;
+	char *cut = strchr(buf, '@');
 	for (int i = 0; suffixes[i]; i++) {
 		char *p = strstr(buf, suffixes[i]);
 		if (p && p != buf && (!cut || p < cut))
@@ -280,7 +286,17 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
 		return;
 	struct cst_func fn;
 	if (cst_symbols_func(s, addr, &fn) == 0 && fn.name) {
-		loc->function = fn.name;
+		/* "__libc_start_main@@GLIBC_2.34": the symbol version is not part of the name */
+		const char *at = strchr(fn.name, '@');
+		if (at && at != fn.name) {
+			size_t n = (size_t)(at - fn.name) < sizeof s->name_buf - 1 ?
+				   (size_t)(at - fn.name) : sizeof s->name_buf - 1;
+			memcpy(s->name_buf, fn.name, n);
+			s->name_buf[n] = 0;
+			loc->function = s->name_buf;
+		} else {
+			loc->function = fn.name;
+		}
 		loc->offset = pc - fn.start;
 	}
 	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);

@@ -47,6 +47,9 @@ Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
  * ADDR. */
 int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
 
+/* True when a module of the target covers ADDR. */
+bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
+
 /* True when ADDR is the first byte of a function symbol. */
 bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr);
 
@@ -56,7 +59,8 @@ bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr);
 Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
 
 /* Fills LOC for lookup address ADDR (for a caller frame: return address - 1); OFFSET is
- * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0. */
+ * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0.
+ * The strings stay valid until the next call (the function name) or until S is closed. */
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc);
 
 /* Name of a function that is the same function under another name for tail-call checks:

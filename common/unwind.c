@@ -289,6 +289,23 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
+/* Functions that begin a thread's stack: the walk ends cleanly after them even when their
+ * CFI does not say so (glibc: sysdeps/x86_64/start.S, clone.S, clone3.S). */
+static bool outermost_function(struct cst_unwind *u, const struct cst_frame *f)
+{
+	static const char *const names[] = { "_start", "__clone", "clone", "__clone3", "clone3",
+					     "_dl_start_user", NULL };
+	struct cst_func fn;
+	if (!u->env->syms || cst_symbols_func(u->env->syms, f->lookup_pc, &fn) < 0 || !fn.name)
+		return false;
+	char base[256];
+	cst_symbols_base_name(fn.name, base, sizeof base);
+	for (int i = 0; names[i]; i++)
+		if (strcmp(base, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* ---- the step ---------------------------------------------------------------------- */
 
 static int finish(struct cst_unwind *u)
@@ -327,6 +344,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_frame *f = &u->cur, c;
 	bool fp_record;
 	u->stop_detail[0] = 0;
+	if (outermost_function(u, f))
+		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	int rc = find_caller(u, f, &c, &fp_record);
 	if (rc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
@@ -341,6 +360,9 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	cst_reg_get(&c.regs, a->sp_reg, &c.sp);
 	if (c.pc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c.pc))
+		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
+			    "return address 0x%" PRIx64 " is outside every module", c.pc);
 	if (c.sp <= f->sp && !f->signal_frame)
 		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c.sp, f->sp);

@@ -1,0 +1,9 @@
+# Example programs and `make demo`: crash one and print its backtrace.
+EXAMPLE_CFLAGS := -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables
+
+$(BUILD)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $<
+
+demo: deps $(BUILD)/corestack $(BUILD)/examples/crash
+	@sh examples/demo.sh $(BUILD)
