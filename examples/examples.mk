@@ -1,5 +1,5 @@
 # Example programs and `make demo`: crash one and print its backtrace.
-EXAMPLE_CFLAGS := -O2 -g -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables
+EXAMPLE_CFLAGS := -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables
 
 $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
