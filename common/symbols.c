@@ -3,6 +3,7 @@
 #include "core.h"
 #include "error.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -308,4 +309,71 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
 			loc->line = lineno;
 		}
 	}
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n;
+}
+
+int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
+	if (!cu || max < 2)
+		return 0;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	int first = -1;
+	for (int i = 0; i < n && first < 0; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			first = i;
+	/* dwarf_getscopes follows the abstract origin out of an inlined subroutine; the
+	 * concrete nesting (inlined call sites out to the subprogram) is dwarf_getscopes_die's. */
+	Dwarf_Die *chain = NULL;
+	if (first >= 0)
+		n = dwarf_getscopes_die(&scopes[first], &chain);
+	free(scopes);
+	scopes = chain;
+	if (first < 0 || n <= 0) {
+		free(scopes);
+		return 0;
+	}
+	const char *file = NULL;
+	int line = 0;
+	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	dwarf_getsrcfiles(cu, &files, &nfiles);
+	int k = 0;
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		out[k].function = die_name(&scopes[i]);
+		out[k].file = line > 0 ? file : NULL;
+		out[k].line = line > 0 ? line : 0;
+		k++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* the next function out is at the line of this inlined call */
+		Dwarf_Attribute a;
+		Dwarf_Word fidx = 0, cl = 0;
+		file = NULL;
+		line = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &fidx) == 0 && files &&
+		    fidx < nfiles)
+			file = dwarf_filesrc(files, fidx, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+			line = (int)cl;
+	}
+	free(scopes);
+	return k;
 }

@@ -68,6 +68,20 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
  * ".constprop.N", ".lto_priv.N").  Writes into BUF (LEN bytes) and returns BUF. */
 const char *cst_symbols_base_name(const char *name, char *buf, size_t len);
 
+/* One function of an inline chain. */
+struct cst_inline {
+	const char *function;      /* DWARF name */
+	const char *file;          /* source position in this function, NULL when unknown */
+	int line;
+};
+
+/* The inline chain at lookup address ADDR from DWARF, innermost first: OUT[0] is the
+ * innermost inlined function at ADDR's source line; each next entry is the function it was
+ * inlined into, at the line of the inlined call; the last is the containing subprogram.
+ * Stores at most MAX entries and returns their count, or 0 when ADDR is not in inlined code
+ * or there is no DWARF. */
+int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max);
+
 /* Number of modules with a build-id mismatch. */
 int cst_symbols_mismatches(struct cst_symbols *s);
 

@@ -20,17 +20,42 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		return 0;
 	}
 	struct cst_frame f;
+	struct cst_inline chain[16];
+	unsigned number = 0;
 	while ((rc = cst_unwind_next(&u, &f)) > 0) {
-		if (t->n == cap) {
+		int ninl = env->syms ? cst_symbols_inlines(env->syms, f.lookup_pc, chain, 16) : 0;
+		if (t->n + (size_t)ninl + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
+			cap += (size_t)ninl;
 			struct bt_frame *p = realloc(t->frames, cap * sizeof *p);
 			if (!p)
 				return -CST_E_NOMEM;
 			t->frames = p;
 		}
+		struct cst_location loc;
+		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
+		/* inlined functions first, each a frame of its own at the same pc */
+		for (int i = 0; i + 1 < ninl; i++) {
+			struct bt_frame *b = &t->frames[t->n++];
+			b->f = f;
+			b->f.marker = CST_MARK_NONE;
+			b->loc = loc;
+			b->loc.function = chain[i].function;
+			b->loc.offset = 0;
+			b->loc.file = chain[i].file;
+			b->loc.line = chain[i].line;
+			b->inlined = true;
+			b->number = number++;
+		}
 		struct bt_frame *b = &t->frames[t->n++];
 		b->f = f;
-		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &b->loc);
+		b->loc = loc;
+		if (ninl > 1) {
+			b->loc.file = chain[ninl - 1].file;
+			b->loc.line = chain[ninl - 1].line;
+		}
+		b->inlined = false;
+		b->number = number++;
 	}
 	t->rc = rc;
 	snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));

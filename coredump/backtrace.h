@@ -10,6 +10,8 @@
 struct bt_frame {
 	struct cst_frame f;
 	struct cst_location loc;
+	bool inlined;            /* a function inlined into the next frame (same pc) */
+	unsigned number;         /* printed frame number: inlined functions count */
 };
 
 struct bt_thread {

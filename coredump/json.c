@@ -57,7 +57,7 @@ void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
 		const struct bt_frame *b = &t->frames[i];
 		const struct cst_location *l = &b->loc;
 		struct json_object *f = json_object_new_object();
-		json_object_object_add(f, "index", json_object_new_int((int)b->f.index));
+		json_object_object_add(f, "index", json_object_new_int((int)b->number));
 		json_object_object_add(f, "pc", hex(b->f.pc));
 		json_object_object_add(f, "function", str_or_null(l->function));
 		json_object_object_add(f, "offset", l->function ? json_object_new_int64((int64_t)l->offset) : NULL);
@@ -67,7 +67,7 @@ void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
 		json_object_object_add(f, "build_id_mismatch", json_object_new_boolean(l->mismatch));
 		json_object_object_add(f, "file", str_or_null(l->file));
 		json_object_object_add(f, "line", l->line ? json_object_new_int(l->line) : NULL);
-		json_object_object_add(f, "inlined", json_object_new_boolean(false));
+		json_object_object_add(f, "inlined", json_object_new_boolean(b->inlined));
 		json_object_object_add(f, "found_by", json_object_new_string(cst_found_by_token(b->f.found_by)));
 		json_object_object_add(f, "marker", str_or_null(cst_marker_name(b->f.marker)));
 		json_object_object_add(f, "cfa", b->f.cfa ? hex(b->f.cfa) : NULL);

@@ -45,7 +45,10 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bt_frame *b = &t->frames[i];
 		const struct cst_location *l = &b->loc;
-		fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->f.index, b->f.pc);
+		if (b->inlined)
+			fprintf(out, "#%-2u %18s    ", b->number, "");
+		else
+			fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->number, b->f.pc);
 		if (o->color)
 			fputs(C_FUNC, out);
 		if (l->function)
@@ -67,7 +70,7 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 		if (m)
 			fprintf(out, o->color ? "  " C_MARK "[%s]" C_RESET : "  [%s]", m);
 		fputc('\n', out);
-		if (o->verbose) {
+		if (o->verbose && !b->inlined) {
 			fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
 				cst_found_by_description(b->f.found_by));
 			if (b->f.cfa)
