@@ -1,0 +1,99 @@
+#!/bin/bash
+# Option tests: -p PID (a live process), -e EXE (a moved executable), --sysroot DIR (a core
+# read against a copy of its files), a build-id mismatch, -n, and --help/--version.
+# Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+cd "$(dirname "$0")/.." || exit 0
+BUILD=${BUILD:-build}
+CS=$(pwd)/$BUILD/corestack
+W=$(mktemp -d)
+trap 'kill $pid 2>/dev/null; rm -rf "$W"' EXIT
+pid=
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# functions of thread N (0-based) in corestack --json output, one per line
+funcs() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["threads"][int(sys.argv[2])]
+for f in t["frames"]:
+    print(f["function"] or "??")' "$@"; }
+
+gcc -O2 -fno-omit-frame-pointer -pthread -o "$W/waiter" tests/options/waiter.c || { fail options-build "gcc"; exit 0; }
+
+# --- -p: a live process with two threads, each asleep in a known chain
+"$W/waiter" & pid=$!
+sleep 0.5
+"$CS" --json -p "$pid" > "$W/live.json" 2> "$W/live.err"; rc=$?
+if [ $rc -gt 1 ]; then
+	fail live-pid "exit $rc: $(head -1 "$W/live.err")"
+else
+	main=$(funcs "$W/live.json" 0 | tr '\n' ' ')
+	other=$(funcs "$W/live.json" 1 | tr '\n' ' ')
+	case "$main" in *"wait_main main "*) pass live-main-thread ;; *) fail live-main-thread "got: $main" ;; esac
+	case "$other" in *"wait_worker worker start_thread "*) pass live-worker-thread ;; *) fail live-worker-thread "got: $other" ;; esac
+	# the process must be left running (detached), not killed or stopped
+	if kill -0 "$pid" 2>/dev/null && ! grep -q '^State:.*[tT]' /proc/$pid/status; then
+		pass live-detached
+	else
+		fail live-detached "process not running after corestack -p"
+	fi
+fi
+kill $pid 2>/dev/null; wait $pid 2>/dev/null; pid=
+
+# --- -p errors
+"$CS" -p 999999999 >/dev/null 2>"$W/err"; rc=$?
+[ $rc = 2 ] && grep -q 'process 999999999' "$W/err" && pass live-no-such-process || fail live-no-such-process "exit $rc: $(cat "$W/err")"
+
+# --- a crash core, for -e, --sysroot and the build-id check
+mkdir -p "$W/run"
+( cd "$W/run" && ulimit -c unlimited && "$W/waiter" crash >/dev/null 2>&1 )
+core=$W/run/core
+if [ ! -f "$core" ]; then
+	gdb -batch -nx -ex 'run crash' -ex "gcore $core" "$W/waiter" >/dev/null 2>&1
+fi
+if [ ! -f "$core" ]; then
+	fail options-core "no core"
+	exit 0
+fi
+"$CS" --json "$core" > "$W/base.json" 2>/dev/null
+[ "$(funcs "$W/base.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] && pass core-baseline || fail core-baseline "$(funcs "$W/base.json" 0 | tr '\n' ' ')"
+
+# -e: the executable moved away; without -e its frames have no names, with -e they do
+mv "$W/waiter" "$W/moved"
+"$CS" --json "$core" > "$W/noexe.json" 2>"$W/noexe.err"
+f0=$(funcs "$W/noexe.json" 0 | head -1)
+[ "$f0" != crash_here ] && pass exe-missing-unnamed || fail exe-missing-unnamed "frame 0 still named $f0"
+grep -q "$W/waiter" "$W/noexe.err" && pass exe-missing-warned || fail exe-missing-warned "no warning naming the missing file: $(cat "$W/noexe.err")"
+"$CS" --json -e "$W/moved" "$core" > "$W/exe.json" 2>/dev/null
+[ "$(funcs "$W/exe.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] && pass exe-option || fail exe-option "$(funcs "$W/exe.json" 0 | tr '\n' ' ')"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["executable"]!=sys.argv[2])' "$W/exe.json" "$W/moved" \
+	&& pass exe-in-json || fail exe-in-json "executable key is not the -e path"
+
+# --sysroot: the executable under DIR at the path the core recorded
+mkdir -p "$W/root$W"
+cp "$W/moved" "$W/root$W/waiter"
+"$CS" --json --sysroot "$W/root" "$core" > "$W/sys.json" 2>/dev/null
+[ "$(funcs "$W/sys.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] && pass sysroot || fail sysroot "$(funcs "$W/sys.json" 0 | tr '\n' ' ')"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["module"] and f["module"].startswith(sys.argv[2]) for f in d["threads"][0]["frames"]))' "$W/sys.json" "$W/root" \
+	&& pass sysroot-module-path || fail sysroot-module-path "no module path under the sysroot"
+
+# build-id mismatch: another program at the recorded path
+gcc -O0 -pthread -DOTHER -o "$W/waiter" tests/options/waiter.c
+"$CS" --json "$core" > "$W/mm.json" 2>"$W/mm.err"; rc=$?
+[ $rc = 1 ] && pass mismatch-exit || fail mismatch-exit "exit $rc, want 1"
+grep -qi 'build-id' "$W/mm.err" && pass mismatch-reported || fail mismatch-reported "$(cat "$W/mm.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["build_id_mismatch"] for f in d["threads"][0]["frames"]))' "$W/mm.json" \
+	&& pass mismatch-flagged || fail mismatch-flagged "no frame flagged build_id_mismatch"
+
+# -n: frame limit ends the walk early with exit 1 and a stated reason
+"$CS" --json -n 1 -e "$W/moved" "$core" > "$W/n.json" 2>/dev/null; rc=$?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["threads"][0]; sys.exit(not (len(t["frames"])==1 and "limit" in t["stop_reason"]))' "$W/n.json" && [ $rc = 1 ] \
+	&& pass frame-limit || fail frame-limit "exit $rc"
+
+# --help, --version, usage
+"$CS" --help | grep -q -- '--sysroot' && pass help || fail help "no --sysroot in --help"
+"$CS" --version | grep -q '^corestack ' && pass version || fail version "bad --version"
+"$CS" -n 0 "$core" >/dev/null 2>&1; [ $? = 64 ] && pass usage-bad-n || fail usage-bad-n "-n 0 did not exit 64"
+exit 0
