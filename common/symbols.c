@@ -23,8 +23,46 @@ struct cst_symbols {
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
 	int mismatches;
-	char name_buf[512];      /* the last located name without its symbol version */
+	char **names;            /* interned names without their symbol version */
+	size_t nnames, names_cap;  /* entries used, table size (a power of two) */
 };
+
+/* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
+ * out of memory. */
+static const char *intern(struct cst_symbols *s, const char *name, size_t len)
+{
+	if (2 * (s->nnames + 1) > s->names_cap) {
+		size_t cap = s->names_cap ? 2 * s->names_cap : 256;
+		char **t = calloc(cap, sizeof *t);
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < s->names_cap; i++) {
+			if (!s->names[i])
+				continue;
+			size_t k = 0;
+			uint64_t h = 1469598103934665603ull;
+			for (const char *p = s->names[i]; *p; p++)
+				h = (h ^ (uint8_t)*p) * 1099511628211ull;
+			for (k = h & (cap - 1); t[k]; k = (k + 1) & (cap - 1))
+				;
+			t[k] = s->names[i];
+		}
+		free(s->names);
+		s->names = t;
+		s->names_cap = cap;
+	}
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 1099511628211ull;
+	size_t k;
+	for (k = h & (s->names_cap - 1); s->names[k]; k = (k + 1) & (s->names_cap - 1))
+		if (strncmp(s->names[k], name, len) == 0 && s->names[k][len] == 0)
+			return s->names[k];
+	s->names[k] = strndup(name, len);
+	if (s->names[k])
+		s->nnames++;
+	return s->names[k];
+}
 
 /* The core's cst_symbols, for the find_elf callback (libdwfl passes no closure). */
 static __thread struct cst_symbols *current;
@@ -166,6 +204,9 @@ void cst_symbols_close(struct cst_symbols *s)
 	}
 	if (current == s)
 		current = NULL;
+	for (size_t i = 0; i < s->names_cap; i++)
+		free(s->names[i]);
+	free(s->names);
 	free(s);
 }
 
@@ -290,11 +331,7 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
 		/* "__libc_start_main@@GLIBC_2.34": the symbol version is not part of the name */
 		const char *at = strchr(fn.name, '@');
 		if (at && at != fn.name) {
-			size_t n = (size_t)(at - fn.name) < sizeof s->name_buf - 1 ?
-				   (size_t)(at - fn.name) : sizeof s->name_buf - 1;
-			memcpy(s->name_buf, fn.name, n);
-			s->name_buf[n] = 0;
-			loc->function = s->name_buf;
+			loc->function = intern(s, fn.name, (size_t)(at - fn.name));
 		} else {
 			loc->function = fn.name;
 		}

@@ -60,7 +60,7 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 
 /* Fills LOC for lookup address ADDR (for a caller frame: return address - 1); OFFSET is
  * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0.
- * The strings stay valid until the next call (the function name) or until S is closed. */
+ * The strings stay valid until S is closed. */
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc);
 
 /* Name of a function that is the same function under another name for tail-call checks:
