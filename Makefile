@@ -44,7 +44,7 @@ clean:
 
 # Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
 DEB_PACKAGES := gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
-                libreadline-dev gdb python3 elfutils
+                libreadline-dev gdb python3 elfutils libc6-dbg
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
