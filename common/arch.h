@@ -70,6 +70,12 @@ struct cst_arch {
 	 * the function it jumps to and returns 1 with *DEST set; 0 when it is not a stub. */
 	int (*resolve_stub)(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
 
+	/* Bounds of the function containing ADDR in code with neither symbols nor CFI (a
+	 * stripped binary built without unwind tables): the entries are the targets of direct
+	 * calls and of code addresses taken, found by decoding the module's executable segment
+	 * once.  FN gets no name.  Returns 0 or -CST_E_NO_FUNC. */
+	int (*guess_func)(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+
 	/* Frees what the hooks above cached in the unwind environment's arch_cache. */
 	void (*cache_free)(void *cache);
 };

@@ -66,6 +66,13 @@ static int prstatus(const uint8_t *d, size_t size, struct cst_regs *out, int *ti
 	return 0;
 }
 
+static int32_t rd_s32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
 /* ---- decoded functions ------------------------------------------------------------- */
 
 enum kind {
@@ -103,10 +110,21 @@ struct code {
 #define MAX_FUNC_BYTES (256 * 1024)
 #define UNKNOWN_SIZE_BYTES (16 * 1024)
 
+#define MAX_ENTRY_TABLES 64
+#define MAX_EXEC_BYTES (64u << 20)
+
+struct entry_table {             /* guessed function entries of one executable segment */
+	uint64_t lo, hi;
+	uint64_t *starts;        /* sorted, unique */
+	size_t n;
+};
+
 struct cache {
 	csh cs;
 	bool cst_ok;
 	struct code *buckets[CACHE_BUCKETS];
+	struct entry_table entries[MAX_ENTRY_TABLES];
+	int nentries;
 };
 
 static void cache_free(void *p)
@@ -121,6 +139,8 @@ static void cache_free(void *p)
 			free(k->st);
 			free(k);
 		}
+	for (int i = 0; i < c->nentries; i++)
+		free(c->entries[i].starts);
 	if (c->cst_ok)
 		cs_close(&c->cs);
 	free(c);
@@ -604,6 +624,106 @@ static int resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
 	return rc;
 }
 
+/* ---- function entries of stripped code without CFI ----------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Decodes [lo, hi) and collects the targets of direct calls (e8 rel32) and of RIP-relative
+ * lea (a code address taken: main in _start, callbacks) that fall inside it. */
+static void build_entries(struct cst_unwind *u, struct cache *c, struct entry_table *e)
+{
+	size_t len = (size_t)(e->hi - e->lo), cap = 1024;
+	uint8_t *buf = malloc(len);
+	e->starts = malloc(cap * sizeof *e->starts);
+	cs_insn *in = c->cst_ok ? cs_malloc(c->cs) : NULL;
+	if (!buf || !e->starts || !in)
+		goto out;
+	for (size_t off = 0; off < len; off += 4096) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+		if (cst_target_read(u->env->target, e->lo + off, buf + off, n) < 0)
+			memset(buf + off, 0xcc, n);      /* unreadable: int3, decodes to nothing */
+	}
+	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_OFF);
+	const uint8_t *p = buf;
+	size_t left = len;
+	uint64_t addr = e->lo;
+	while (left > 0) {
+		if (!cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
+			p++, left--, addr++;
+			continue;
+		}
+		uint64_t t = 0;
+		const uint8_t *b = in->bytes;
+		if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8)
+			t = in->address + 5 + (uint64_t)(int64_t)rd_s32(b + 1);
+		else if (in->id == X86_INS_LEA && in->size == 7 && (b[0] & 0xf8) == 0x48 && b[1] == 0x8d &&
+			 (b[2] & 0xc7) == 0x05)
+			t = in->address + 7 + (uint64_t)(int64_t)rd_s32(b + 3);
+		if (t < e->lo || t >= e->hi)
+			continue;
+		if (e->n == cap) {
+			uint64_t *ns = realloc(e->starts, 2 * cap * sizeof *ns);
+			if (!ns)
+				break;
+			e->starts = ns;
+			cap *= 2;
+		}
+		e->starts[e->n++] = t;
+	}
+	qsort(e->starts, e->n, sizeof *e->starts, cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < e->n; i++)
+		if (k == 0 || e->starts[k - 1] != e->starts[i])
+			e->starts[k++] = e->starts[i];
+	e->n = k;
+out:
+	if (c->cst_ok)
+		cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (in)
+		cs_free(in, 1);
+	free(buf);
+}
+
+static int guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
+{
+	struct cache *c = get_cache(u);
+	uint64_t lo, hi;
+	if (!c || !u->env->syms || !cst_symbols_exec_range(u->env->syms, addr, &lo, &hi) ||
+	    hi - lo > MAX_EXEC_BYTES)
+		return -CST_E_NO_FUNC;
+	struct entry_table *e = NULL;
+	for (int i = 0; i < c->nentries; i++)
+		if (c->entries[i].lo == lo)
+			e = &c->entries[i];
+	if (!e) {
+		if (c->nentries == MAX_ENTRY_TABLES)
+			return -CST_E_NO_FUNC;
+		e = &c->entries[c->nentries++];
+		memset(e, 0, sizeof *e);
+		e->lo = lo;
+		e->hi = hi;
+		build_entries(u, c, e);
+	}
+	size_t l = 0, h = e->n;
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+		if (e->starts[mid] <= addr)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	if (l == 0)
+		return -CST_E_NO_FUNC;
+	memset(fn, 0, sizeof *fn);
+	fn->start = e->starts[l - 1];
+	fn->end = l < e->n ? e->starts[l] : hi;
+	return 0;
+}
+
 const struct cst_arch cst_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
@@ -620,6 +740,7 @@ const struct cst_arch cst_arch_x86_64 = {
 	.call_before = call_before,
 	.tail_targets = tail_targets,
 	.resolve_stub = resolve_stub,
+	.guess_func = guess_func,
 	.cache_free = cache_free,
 };
 

@@ -15,7 +15,86 @@
 
 struct module_info {             /* kept in the module's libdwfl user data */
 	bool mismatch;
+	bool fdes_read;
+	uint64_t *fde_starts;    /* function starts from .eh_frame_hdr, sorted, target addresses */
+	size_t nfdes;
 };
+
+static struct module_info *module_info(Dwfl_Module *mod)
+{
+	void **userdata;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!*userdata)
+		*userdata = calloc(1, sizeof(struct module_info));
+	return *userdata;
+}
+
+static int32_t rd_s32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Function starts from the module's .eh_frame_hdr search table (PT_GNU_EH_FRAME; LSB
+ * Core Specification, "Exception Frames": version 1, then the encodings of eh_frame_ptr,
+ * fde_count and the table).  Only the layout GNU ld writes is read: a 4-byte eh_frame_ptr,
+ * udata4 fde_count and a datarel sdata4 table (encoding 0x3b) of (initial location, FDE)
+ * pairs relative to the header. */
+static void read_fde_starts(Dwfl_Module *mod, struct module_info *mi)
+{
+	mi->fdes_read = true;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t nph;
+	if (!elf || elf_getphdrnum(elf, &nph) < 0)
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+		if (!d || d->d_size < 12)
+			return;
+		const uint8_t *h = d->d_buf;
+		if (h[0] != 1 || (h[1] & 0x0f) != 0x0b || h[2] != 0x03 || h[3] != 0x3b)
+			return;
+		uint32_t count = (uint32_t)rd_s32(h + 8);
+		if (count > (d->d_size - 12) / 8)
+			return;
+		mi->fde_starts = malloc((count ? count : 1) * sizeof *mi->fde_starts);
+		if (!mi->fde_starts)
+			return;
+		for (uint32_t k = 0; k < count; k++)
+			mi->fde_starts[k] = ph.p_vaddr + (uint64_t)(int64_t)rd_s32(h + 12 + 8 * k) + bias;
+		mi->nfdes = count;
+		return;
+	}
+}
+
+/* [start, end) of the FDE-described function containing ADDR, from .eh_frame_hdr and the
+ * FDE's own range (via libdw's row lookup at the start). */
+static bool fde_bounds(struct cst_symbols *s, Dwfl_Module *mod, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct module_info *mi = module_info(mod);
+	if (!mi)
+		return false;
+	if (!mi->fdes_read)
+		read_fde_starts(mod, mi);
+	size_t lo = 0, hi = mi->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (mi->fde_starts[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	*start = mi->fde_starts[lo - 1];
+	*end = lo < mi->nfdes ? mi->fde_starts[lo] : 0;
+	return true;
+}
 
 struct cst_symbols {
 	Dwfl *dwfl;
@@ -104,9 +183,7 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		return -1;
 	}
 	if (!build_id_equal(mod, elf)) {
-		struct module_info *mi = *userdata;
-		if (!mi && (mi = calloc(1, sizeof *mi)))
-			*userdata = mi;
+		struct module_info *mi = module_info(mod);
 		if (mi && !mi->mismatch) {
 			mi->mismatch = true;
 			s->mismatches++;
@@ -189,6 +266,9 @@ bad:
 
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
+	struct module_info *mi = *userdata;
+	if (mi)
+		free(mi->fde_starts);
 	free(*userdata);
 	*userdata = NULL;
 	return DWARF_CB_OK;
@@ -259,19 +339,41 @@ int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 		    sym.st_size)
 			return 0;
 	}
-	/* No symbol: the CFI's FDE bounds are the function's. */
+	/* No symbol: the CFI's FDE bounds are the function's, when CFI covers ADDR. */
 	uint64_t bias;
 	Dwarf_Frame *frame = cst_symbols_cfi(s, addr, &bias);
 	if (frame) {
-		Dwarf_Addr start, end;
-		bool signalp;
-		dwarf_frame_info(frame, &start, &end, &signalp);
 		free(frame);
-		fn->start = start + bias;
-		fn->end = end + bias;
-		return 0;
+		uint64_t start, end;
+		if (fde_bounds(s, mod, addr, &start, &end)) {
+			fn->start = start;
+			fn->end = end;
+			fn->name = NULL;
+			return 0;
+		}
 	}
 	return fn->name ? 0 : -CST_E_NO_FUNC;
+}
+
+bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nph;
+	if (!elf || elf_getphdrnum(elf, &nph) < 0)
+		return false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (addr - bias >= ph.p_vaddr && addr - bias - ph.p_vaddr < ph.p_memsz) {
+			*lo = ph.p_vaddr + bias;
+			*hi = *lo + ph.p_memsz;
+			return true;
+		}
+	}
+	return false;
 }
 
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)

@@ -47,6 +47,10 @@ Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
  * ADDR. */
 int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
 
+/* The executable PT_LOAD segment of the module containing ADDR: [*LO, *HI) in target
+ * addresses.  Returns false when no module or no such segment covers ADDR. */
+bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, uint64_t *hi);
+
 /* True when a module of the target covers ADDR. */
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
 

@@ -78,6 +78,19 @@ static int stop(struct cst_unwind *u, enum cst_stop why, int code, const char *f
 	return code;
 }
 
+/* The function containing ADDR: symbols, CFI bounds, or the architecture's guess for
+ * stripped code without CFI. */
+int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
+{
+	if (!u->env->syms)
+		return -CST_E_NO_FUNC;
+	if (cst_symbols_func(u->env->syms, addr, fn) == 0)
+		return 0;
+	if (u->env->arch->guess_func && u->env->arch->guess_func(u, addr, fn) == 0)
+		return 0;
+	return -CST_E_NO_FUNC;
+}
+
 /* ---- finding the caller ---------------------------------------------------------- */
 
 /* Applies a rule row (from the instruction analysis or the frame-pointer rule) to F. */
@@ -134,7 +147,7 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 
 	/* 2. the function's instructions */
 	struct cst_func fn;
-	if (a->analyse && u->env->syms && cst_symbols_func(u->env->syms, f->lookup_pc, &fn) == 0) {
+	if (a->analyse && cst_unwind_func(u, f->lookup_pc, &fn) == 0) {
 		struct cst_row r;
 		if (a->analyse(u, &fn, f->lookup_pc, &r) == 0) {
 			int rc = apply_row(u, f, &r, c);
@@ -208,7 +221,7 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 	if (ps->paths >= 2 || depth >= CST_MAX_TAIL_DEPTH || ps->budget-- == 0)
 		return;
 	struct cst_func fn;
-	if (cst_symbols_func(u->env->syms, fn_addr, &fn) < 0 || fn.start != fn_addr)
+	if (cst_unwind_func(u, fn_addr, &fn) < 0 || fn.start != fn_addr)
 		return;
 	for (int i = 0; i < depth; i++)
 		if (ps->path[i] == fn_addr)
@@ -221,7 +234,7 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 		uint64_t t = through_stubs(u, targets[i]);
 		ps->jumps[depth] = jumps[i];
 		struct cst_func tf;
-		if (cst_symbols_func(u->env->syms, t, &tf) == 0 && same_function(&tf, ps->callee)) {
+		if (cst_unwind_func(u, t, &tf) == 0 && same_function(&tf, ps->callee)) {
 			if (ps->paths++ == 0) {
 				memcpy(ps->found, ps->path, sizeof ps->path);
 				memcpy(ps->found_jumps, ps->jumps, sizeof ps->jumps);
@@ -248,15 +261,15 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	if (!syms || !a->call_before || c->signal_frame || f->signal_frame)
 		return;
 	struct cst_func callee, caller;
-	if (cst_symbols_func(syms, f->lookup_pc, &callee) < 0)
+	if (cst_unwind_func(u, f->lookup_pc, &callee) < 0)
 		return;
-	bool have_caller = cst_symbols_func(syms, c->lookup_pc, &caller) == 0;
+	bool have_caller = cst_unwind_func(u, c->lookup_pc, &caller) == 0;
 	struct cst_call_site site;
 	if (a->call_before(u, have_caller ? &caller : NULL, c->pc, &site) < 0 || !site.direct)
 		return;
 	uint64_t t = through_stubs(u, site.target);
 	struct cst_func tf;
-	if (cst_symbols_func(syms, t, &tf) < 0 || same_function(&tf, &callee))
+	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, &callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */

@@ -119,6 +119,10 @@ void cst_unwind_env_free(struct cst_unwind_env *env);
 int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa, bool *fp_record);
 
+/* Internal to common/: the function containing ADDR from symbols, CFI bounds, or the
+ * architecture's guess (arch->guess_func).  Returns 0 or -CST_E_NO_FUNC. */
+int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+
 /* Address of the failed read, for stop reasons (set by the steps). */
 void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr);
 
