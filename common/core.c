@@ -64,7 +64,7 @@ struct cst_core {
 	size_t nwarnings;
 };
 
-static void warn(struct cst_core *c, const char *fmt, ...)
+void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 {
 	if (c->nwarnings >= MAX_WARNINGS)
 		return;
@@ -149,9 +149,9 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 		int fd = open(f->local, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		struct stat st;
 		if (fd < 0) {
-			warn(c, "cannot open mapped file %s: %s", f->local, strerror(errno));
+			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, strerror(errno));
 		} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			warn(c, "mapped file %s is not a regular file", f->local);
+			cst_core_warn(c, "mapped file %s is not a regular file", f->local);
 			close(fd);
 		} else {
 			f->fd = fd;
@@ -213,7 +213,7 @@ static const struct cst_target_ops core_target_ops = { .read = core_read };
 static int add_thread(struct cst_core *c, const uint8_t *desc, size_t size)
 {
 	if (c->nthreads >= MAX_THREADS) {
-		warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
+		cst_core_warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
 		return 0;
 	}
 	if (c->nthreads == c->cap_threads) {
@@ -227,7 +227,7 @@ static int add_thread(struct cst_core *c, const uint8_t *desc, size_t size)
 	struct cst_core_thread *t = &c->threads[c->nthreads];
 	memset(t, 0, sizeof *t);
 	if (c->arch->prstatus(desc, size, &t->regs, &t->tid, &t->cursig) < 0) {
-		warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
+		cst_core_warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
 		return 0;
 	}
 	c->nthreads++;
@@ -279,12 +279,12 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 		return 0;
 	uint64_t count = rd(c, d, w), page = rd(c, d + w, w);
 	if (count > MAX_MAPPINGS || count > (size - 2 * w) / (3 * w)) {
-		warn(c, "NT_FILE claims %llu mappings in %zu bytes; ignored",
+		cst_core_warn(c, "NT_FILE claims %llu mappings in %zu bytes; ignored",
 		     (unsigned long long)count, size);
 		return 0;
 	}
 	if (page == 0 || page > (1u << 30) || (page & (page - 1))) {
-		warn(c, "NT_FILE page size %llu is not plausible; ignored", (unsigned long long)page);
+		cst_core_warn(c, "NT_FILE page size %llu is not plausible; ignored", (unsigned long long)page);
 		return 0;
 	}
 	c->maps = calloc(count ? count : 1, sizeof *c->maps);
@@ -312,7 +312,7 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 		n++;
 	}
 	if (n < count)
-		warn(c, "NT_FILE: %llu of %llu mappings unusable",
+		cst_core_warn(c, "NT_FILE: %llu of %llu mappings unusable",
 		     (unsigned long long)(count - n), (unsigned long long)count);
 	c->nmaps = n;
 	qsort(c->maps, n, sizeof *c->maps, cmp_map);
@@ -347,17 +347,17 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 {
 	uint64_t off = ph->p_offset, size = ph->p_filesz;
 	if (off >= c->size) {
-		warn(c, "PT_NOTE at offset %llu lies beyond the end of the file", (unsigned long long)off);
+		cst_core_warn(c, "PT_NOTE at offset %llu lies beyond the end of the file", (unsigned long long)off);
 		return 0;
 	}
 	if (size > c->size - off) {
-		warn(c, "PT_NOTE claims %llu bytes but the file has %llu; notes cut",
+		cst_core_warn(c, "PT_NOTE claims %llu bytes but the file has %llu; notes cut",
 		     (unsigned long long)size, (unsigned long long)(c->size - off));
 		size = c->size - off;
 	}
 	Elf_Data *data = elf_getdata_rawchunk(c->elf, (int64_t)off, size, ELF_T_NHDR);
 	if (!data) {
-		warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
+		cst_core_warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
 		return 0;
 	}
 	size_t pos = 0, name_off, desc_off;
@@ -365,7 +365,7 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 	while (pos < data->d_size) {
 		size_t next = gelf_getnote(data, pos, &nh, &name_off, &desc_off);
 		if (next == 0) {
-			warn(c, "malformed note at offset %llu; the notes after it are ignored",
+			cst_core_warn(c, "malformed note at offset %llu; the notes after it are ignored",
 			     (unsigned long long)(off + pos));
 			break;
 		}
@@ -507,7 +507,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		}
 	}
 	if (cut)
-		warn(c, "file is truncated: some memory segments are missing");
+		cst_core_warn(c, "file is truncated: some memory segments are missing");
 	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
 		rc = fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",

@@ -6,6 +6,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,12 +171,16 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	const char *path = cst_core_local_path(s->core, modname);
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, strerror(errno));
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	}
 	struct stat st;
 	Elf *elf = NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	else
+		cst_core_warn(s->core, "mapped file %s is not a regular file", path);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
@@ -209,6 +214,119 @@ static struct cst_symbols *new_symbols(void)
 	return s;
 }
 
+/* The GNU build-id of the ELF image mapped at BASE, read from the target's memory (the
+ * kernel dumps the first page of every mapped ELF file): ELF header, program headers, then
+ * the NT_GNU_BUILD_ID note of a PT_NOTE segment (gABI, "Program Header"; the note layout is
+ * <elf.h> ElfW(Nhdr)).  Only 64-bit images.  Returns the id's length (at most MAX bytes
+ * stored in ID, its address in *VADDR), or 0. */
+static int memory_build_id(struct cst_target *t, uint64_t base, uint8_t *id, int max, uint64_t *vaddr)
+{
+	uint8_t eh[64];
+	if (cst_target_read(t, base, eh, sizeof eh) < 0 || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	    eh[EI_CLASS] != ELFCLASS64)
+		return 0;
+	uint64_t phoff, w;
+	cst_target_read_word(t, base + 0x20, 8, &phoff);      /* e_phoff */
+	cst_target_read_word(t, base + 0x38, 4, &w);          /* e_phnum (u16) + e_shentsize */
+	unsigned phnum = t->big_endian ? (unsigned)(w >> 16) : (unsigned)(w & 0xffff);
+	if (phnum > 64 || phoff > 4096)
+		return 0;
+	uint64_t first_load = UINT64_MAX;
+	uint64_t notes[8][2];
+	int nnotes = 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t ph = base + phoff + 56 * i, type, va, sz;
+		if (cst_target_read_word(t, ph, 4, &type) < 0 ||
+		    cst_target_read_word(t, ph + 16, 8, &va) < 0 ||
+		    cst_target_read_word(t, ph + 32, 8, &sz) < 0)
+			return 0;
+		if (type == PT_LOAD && first_load == UINT64_MAX)
+			first_load = va & ~(uint64_t)0xfff;
+		if (type == PT_NOTE && nnotes < 8) {
+			notes[nnotes][0] = va;
+			notes[nnotes][1] = sz;
+			nnotes++;
+		}
+	}
+	if (first_load == UINT64_MAX)
+		return 0;
+	uint64_t bias = base - first_load;
+	for (int k = 0; k < nnotes; k++) {
+		uint64_t a = bias + notes[k][0], end = a + (notes[k][1] < 4096 ? notes[k][1] : 4096);
+		while (a + 12 <= end) {
+			uint64_t namesz, descsz, type;
+			if (cst_target_read_word(t, a, 4, &namesz) < 0 || cst_target_read_word(t, a + 4, 4, &descsz) < 0 ||
+			    cst_target_read_word(t, a + 8, 4, &type) < 0 || namesz > 256 || descsz > 256)
+				break;
+			uint64_t name = a + 12, desc = name + ((namesz + 3) & ~3ull);
+			char nm[4];
+			if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 && (int)descsz <= max &&
+			    cst_target_read(t, name, nm, 4) == 0 && memcmp(nm, "GNU", 4) == 0 &&
+			    cst_target_read(t, desc, id, descsz) == 0) {
+				*vaddr = desc;
+				return (int)descsz;
+			}
+			a = desc + ((descsz + 3) & ~3ull);
+		}
+	}
+	return 0;
+}
+
+/* True when the file the core recorded as NAME looks like an ELF file: its first page in
+ * the core's memory at BASE, else the local file's first bytes (opened without blocking,
+ * regular files only). */
+static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t base)
+{
+	char magic[SELFMAG];
+	if (cst_target_read(cst_core_target(s->core), base, magic, SELFMAG) == 0)
+		return memcmp(magic, ELFMAG, SELFMAG) == 0;
+	int fd = open(cst_core_local_path(s->core, name), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, magic, SELFMAG, 0) == SELFMAG &&
+		  memcmp(magic, ELFMAG, SELFMAG) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Reports one module per ELF file of the core's NT_FILE note.  libdwfl's own
+ * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
+ * a hostile core; here every file is opened by core_find_elf, which opens regular files
+ * only.  The build-id recorded in the core's memory is reported with each module, so a
+ * file on disk with another id is refused.  Returns the number of modules. */
+static int report_nt_file(struct cst_symbols *s)
+{
+	struct cst_core *c = s->core;
+	size_t n = cst_core_nmappings(c);
+	int reported = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cst_core_mapping *m = cst_core_mapping(c, i);
+		if (m->offset != 0)
+			continue;
+		/* the module spans this file's mappings that follow its header mapping */
+		uint64_t high = m->end;
+		for (size_t j = i + 1; j < n; j++) {
+			const struct cst_core_mapping *k = cst_core_mapping(c, j);
+			if (k->file != m->file || k->offset == 0)
+				break;
+			high = k->end;
+		}
+		if (!looks_like_elf(s, m->name, m->start))
+			continue;
+		Dwfl_Module *mod = dwfl_report_module(s->dwfl, m->name, m->start, high);
+		if (!mod)
+			continue;
+		reported++;
+		uint8_t id[64];
+		uint64_t idaddr = 0;
+		int len = memory_build_id(cst_core_target(c), m->start, id, sizeof id, &idaddr);
+		if (len > 0)
+			dwfl_module_report_build_id(mod, id, (size_t)len, idaddr);
+	}
+	return reported;
+}
+
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
 {
 	struct cst_symbols *s = new_symbols();
@@ -223,7 +341,9 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 		goto bad;
 	current = s;
 	dwfl_report_begin(s->dwfl);
-	int n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
+	int n = report_nt_file(s);
+	if (n == 0 && cst_core_nmappings(c) == 0)
+		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || n < 0)
 		goto bad;
 	*out = s;

@@ -120,7 +120,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 /* Walks and prints one thread; returns 1 when its walk stopped early. */
 static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, int tid, bool crashed,
-		       int cursig, const struct options *o, struct json_object *doc)
+		       int cursig, const struct options *o, struct json_object *doc, const char *what)
 {
 	struct bt_thread t = { .tid = tid, .crashed = crashed, .cursig = cursig };
 	if (bt_walk(env, regs, &t) < 0) {
@@ -132,6 +132,8 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 	else
 		bt_print_thread_text(stdout, &t, &o->bt);
 	int partial = t.rc < 0;
+	if (partial)
+		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, tid, t.stop);
 	bt_thread_free(&t);
 	return partial;
 }
@@ -177,7 +179,7 @@ static int run_core(const struct options *o)
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
-				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc);
+				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc, o->core);
 		if (!doc)
 			fflush(stdout);
 	}
@@ -187,13 +189,14 @@ static int run_core(const struct options *o)
 	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
 		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	bool warned = cst_core_nwarnings(core) > 0;
 	if (mism)
 		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
 			"their frames are not symbolized\n", o->core, mism);
 	cst_unwind_env_free(&env);
 	cst_symbols_close(syms);
 	cst_core_close(core);
-	return partial || mism ? EXIT_PARTIAL : 0;
+	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
 static int run_live(const struct options *o)
@@ -227,7 +230,9 @@ static int run_live(const struct options *o)
 	int partial = 0;
 	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
 		const struct cst_live_thread *t = cst_live_thread(l, i);
-		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc);
+		char what[32];
+		snprintf(what, sizeof what, "process %d", o->pid);
+		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc, what);
 	}
 	cst_live_detach(l);
 	if (doc)
