@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""check_frames.py: compare one thread's backtrace from corestack with an
+expected-frames file.
+
+  check_frames.py [--corestack PATH] [--exe EXE]
+                  [--thread N | --thread-with FUNC] EXPECTED CORE
+
+Runs `corestack --json [-e EXE] CORE` (PATH defaults to $CORESTACK, else
+$BUILD/corestack, BUILD defaulting to build) and picks a thread: by default the one with
+"crashed": true, else the first; --thread N picks threads[N]; --thread-with
+FUNC picks the first thread that has a frame whose function matches the glob
+FUNC (e.g. the innermost function of our own in a thread blocked in libc).
+
+EXPECTED has one line per frame, innermost first:
+    FUNCTION                      marker must be null
+    FUNCTION [recovered caller]   marker must be "recovered caller"
+    FUNCTION [lost tail call]     marker must be "lost tail call"
+    ...                           any number (zero or more) of frames
+    ? FUNCTION [marker]           an optional frame (zero or one), e.g. an
+                                  inlined frame that may or may not be shown
+    # comment, blank lines        ignored
+FUNCTION is an fnmatch glob on the JSON "function" field, except that "??"
+stands for a null (unknown) function.  A final "..." allows any further
+frames.  corestack must exit with 0 or 1.
+Exit status: 0 match; 1 mismatch or error (first output line is a one-line
+reason, then details).
+"""
+import argparse, fnmatch, json, os, re, subprocess, sys
+
+MARKERS = ("recovered caller", "lost tail call")
+
+
+def parse_expected(path):
+    pats = []
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line == "...":
+            pats.append(None)
+            continue
+        m = re.match(r"^(\?\s+)?(\S+)(?:\s+\[(.*)\])?$", line)
+        if not m or (m.group(3) is not None and m.group(3) not in MARKERS):
+            print("bad line in %s: %r" % (path, line))
+            sys.exit(1)
+        pats.append((m.group(2), m.group(3), bool(m.group(1))))
+    return pats
+
+
+def frame_matches(pat, frame):
+    func, marker = pat[0], pat[1]
+    name = frame.get("function")
+    if func == "??":
+        ok = name is None
+    else:
+        ok = name is not None and fnmatch.fnmatchcase(name, func)
+    return ok and frame.get("marker") == marker
+
+
+def match(pats, frames):
+    """True if the frames match the patterns ("..." = zero or more frames)."""
+    memo = {}
+
+    def m(i, j):
+        if (i, j) not in memo:
+            if i == len(pats):
+                r = j == len(frames)
+            elif pats[i] is None:
+                r = m(i + 1, j) or (j < len(frames) and m(i, j + 1))
+            elif pats[i][2] and m(i + 1, j):      # optional frame left out
+                r = True
+            else:
+                r = j < len(frames) and frame_matches(pats[i], frames[j]) \
+                    and m(i + 1, j + 1)
+            memo[(i, j)] = r
+        return memo[(i, j)]
+    return m(0, 0)
+
+
+def render_pat(p):
+    if p is None:
+        return "..."
+    return ("? " if p[2] else "") + p[0] + (" [%s]" % p[1] if p[1] else "")
+
+
+def render_frame(f):
+    name = f.get("function") or "??"
+    s = name + (" [%s]" % f["marker"] if f.get("marker") else "")
+    extra = "pc=%s %s%s" % (f.get("pc"), os.path.basename(f.get("module") or "?"),
+                            " inlined" if f.get("inlined") else "")
+    return "%-45s %s" % (s, extra)
+
+
+def pick_thread(doc, args):
+    threads = doc.get("threads") or []
+    if not threads:
+        return None, "no threads in output"
+    if args.thread is not None:
+        if args.thread >= len(threads):
+            return None, "no thread index %d (%d threads)" % (args.thread, len(threads))
+        return threads[args.thread], None
+    if args.thread_with:
+        for t in threads:
+            if any(f.get("function") and fnmatch.fnmatchcase(f["function"], args.thread_with)
+                   for f in t.get("frames", [])):
+                return t, None
+        return None, "no thread has a frame in %s" % args.thread_with
+    for t in threads:
+        if t.get("crashed"):
+            return t, None
+    return threads[0], None
+
+
+def main():
+    ap = argparse.ArgumentParser(description="check corestack frames")
+    ap.add_argument("--corestack", default=os.environ.get("CORESTACK") or
+                    os.path.join(os.environ.get("BUILD", "build"), "corestack"))
+    ap.add_argument("--exe")
+    ap.add_argument("--thread", type=int)
+    ap.add_argument("--thread-with")
+    ap.add_argument("expected")
+    ap.add_argument("core")
+    args = ap.parse_args()
+
+    pats = parse_expected(args.expected)
+    cmd = [args.corestack, "--json"] + (["-e", args.exe] if args.exe else []) + [args.core]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        print("corestack timed out: %s" % " ".join(cmd))
+        return 1
+    if p.returncode not in (0, 1):
+        if p.returncode < 0:
+            print("corestack was killed by signal %d" % -p.returncode)
+        else:
+            print("corestack exited with status %d" % p.returncode)
+        print("  command: %s" % " ".join(cmd))
+        for line in p.stderr.splitlines()[-10:]:
+            print("  stderr: " + line)
+        return 1
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        print("corestack printed invalid JSON: %s" % e)
+        return 1
+    thread, err = pick_thread(doc, args)
+    if err:
+        print(err)
+        return 1
+    frames = thread.get("frames") or []
+    if match(pats, frames):
+        return 0
+    print("frames differ (tid %s, stop_reason %s, exit %d)" %
+          (thread.get("tid"), thread.get("stop_reason"), p.returncode))
+    print("  command: %s" % " ".join(cmd))
+    print("  expected:")
+    for x in pats:
+        print("    " + render_pat(x))
+    print("  actual:")
+    for i, f in enumerate(frames):
+        print("    #%-2d %s" % (i, render_frame(f)))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+# tests/sweep/sweep.mk: the accuracy sweep, included by the top Makefile.
+#   make sweep-progs  builds the stepper $(BUILD)/tests/sweep/sweep and the program
+#                     tests/sweep/sweep_prog.c in every variant as $(BUILD)/tests/sweep/prog.VARIANT
+#                     (checking with objdump that its tail calls are jmp instructions);
+#   make sweep        runs tests/sweep/run_sweep.sh on them.
+# Variants: as tests/tests.mk (fpnoleaf needs -momit-leaf-frame-pointer: gcc's default with
+# -fno-omit-frame-pointer keeps the frame pointer in leaves); fp-stripped and cfi-stripped
+# are the fp and cfi builds through strip.  All are linked with -Wl,-z,now.
+
+SWEEP_DIR     := $(BUILD)/tests/sweep
+SWEEP_NOCFI   := -fno-asynchronous-unwind-tables -fno-unwind-tables
+SWEEP_CFLAGS_fp       := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(SWEEP_NOCFI)
+SWEEP_CFLAGS_fpnoleaf := -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer $(SWEEP_NOCFI)
+SWEEP_CFLAGS_fpcfi    := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+SWEEP_CFLAGS_cfi      := -O2
+SWEEP_CFLAGS_g        := -O2 -g -fno-omit-frame-pointer
+SWEEP_VARIANTS := fp fpnoleaf fpcfi cfi g
+SWEEP_STRIPPED := fp cfi
+SWEEP_PROGS    := $(SWEEP_VARIANTS:%=$(SWEEP_DIR)/prog.%) $(SWEEP_STRIPPED:%=$(SWEEP_DIR)/prog.%-stripped)
+
+$(SWEEP_DIR)/sweep: tests/sweep/sweep.c $(BUILD)/libcorestack.a $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcorestack.a $(LDLIBS)
+
+# $(call sweep_prog_rule,VARIANT)
+define sweep_prog_rule
+$(SWEEP_DIR)/prog.$(1): tests/sweep/sweep_prog.c tests/sweep/check_tails.sh tests/sweep/sweep.mk
+	@mkdir -p $$(dir $$@)
+	$(CC) $(SWEEP_CFLAGS_$(1)) -Wl,-z,now -o $$@.tmp $$<
+	sh tests/sweep/check_tails.sh $$@.tmp
+	mv $$@.tmp $$@
+endef
+$(foreach v,$(SWEEP_VARIANTS),$(eval $(call sweep_prog_rule,$(v))))
+
+$(SWEEP_DIR)/prog.%-stripped: $(SWEEP_DIR)/prog.%
+	strip -o $@ $<
+
+sweep-progs: $(SWEEP_DIR)/sweep $(SWEEP_PROGS)
+
+sweep: sweep-progs
+	BUILD=$(BUILD) bash tests/sweep/run_sweep.sh
+
+.PHONY: sweep-progs sweep

@@ -1,0 +1,115 @@
+/* tests/sweep/sweep_prog.c: the program the accuracy sweep (tests/sweep/sweep.c) single-steps.
+ *
+ * main calls small noinline functions, one shape each, and calls nothing from libc, so every
+ * instruction from main's entry to its return is one of ours:
+ *   leaf      frameless leaf (uses no stack: no frame in any build)
+ *   leafstk   a leaf with a stack array: a frame in fp, none in fpnoleaf (red zone)
+ *   framed    a full frame (push %rbp; mov %rsp,%rbp ... pop %rbp; ret in fp builds)
+ *   tail      return leaf(x + 1): a tail call (jmp leaf)
+ *   t1        unique two-hop tail chain: t1 jmp t2 jmp leaf2
+ *   a1        ambiguous chain: a1 jmp b1 or b2 (by the argument), both jmp final
+ *   rec       recursion, a few levels deep (not a tail call: a volatile store follows)
+ *   sw        a loop around a switch compiled to a jump table
+ *   vla       a variable-length array (rbp-based frame in every build)
+ * The volatile globals keep gcc from folding the calls away.  `make sweep-progs` checks with
+ * objdump that the tail calls are jmp instructions (tests/sweep/check_tails.sh). */
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+volatile int sink;
+volatile int sel = 1;       /* a1 takes b1 for odd, b2 for even arguments */
+volatile int depth = 4;
+volatile int vlen = 5;
+
+NOINLINE int leaf(int x) { return x * 3 + sink; }
+
+NOINLINE int leafstk(int x)
+{
+	volatile int a[4];
+	for (int i = 0; i < 4; i++)
+		a[i] = x + i + sink;
+	return a[x & 3] + a[0];
+}
+
+/* target of the unique chain, and of the ambiguous one: only reached by tail jumps */
+NOINLINE int leaf2(int x) { return x * 5 + sink; }
+NOINLINE int final(int x) { return x - 7 + sink; }
+
+NOINLINE int framed(int x)
+{
+	int r = leaf(x);
+	sink = r;
+	return r + leaf(r) + sink;
+}
+
+NOINLINE int tail(int x)
+{
+	sink = x;
+	return leaf(x + 1);
+}
+
+NOINLINE int t2(int x) { return leaf2(x * 7 + sink); }
+NOINLINE int t1(int x) { return t2(x + 3 + sink); }
+
+NOINLINE int b1(int x) { return final(x * 11 + sink); }
+NOINLINE int b2(int x) { return final(x - 13 - sink); }
+NOINLINE int a1(int x)
+{
+	if (x & 1)
+		return b1(x + sink);
+	return b2(x ^ sink);
+}
+
+NOINLINE int rec(int n)
+{
+	if (n <= 0)
+		return leaf(n);
+	int r = rec(n - 1);
+	sink = r;            /* a store after the call: no tail recursion */
+	return r + n;
+}
+
+NOINLINE int sw(int n)
+{
+	int acc = 0;
+	for (int i = 0; i < n; i++) {
+		switch ((i * 7 + sink) & 7) {
+		case 0: acc += sink; break;
+		case 1: acc ^= sink * 3; break;
+		case 2: acc -= sink << 2; break;
+		case 3: acc += leaf(i); break;
+		case 4: acc |= sink + 9; break;
+		case 5: acc *= sink + 1; break;
+		case 6: acc += 11 * sink; break;
+		default: sink = acc; break;
+		}
+	}
+	return acc;
+}
+
+NOINLINE int vla(int n)
+{
+	volatile int buf[n];
+	for (int i = 0; i < n; i++)
+		buf[i] = i * sink;
+	int r = leaf(buf[n - 1]);
+	sink = r;
+	return r;
+}
+
+int main(void)
+{
+	int r = 0;
+	r += leaf(1);
+	r += leafstk(5);
+	r += framed(2);
+	r += tail(3);
+	r += t1(4);
+	r += a1(sel);          /* odd: through b1 */
+	r += a1(sel + 1);      /* even: through b2 */
+	r += rec(depth);
+	r += sw(12);
+	r += vla(vlen);
+	sink = r;
+	return 0;
+}

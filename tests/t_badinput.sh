@@ -1,0 +1,599 @@
+#!/bin/bash
+# t_badinput.sh - hostile-input tests for corestack.
+#
+# Run by tests/run.sh from the repository top with BUILD set (default
+# "build"); the binary under test is $CORESTACK (default $BUILD/corestack).  Prints exactly one line per test on stdout:
+#     PASS name | FAIL name: reason | SKIP name: reason
+# Everything else (diagnostics, details of failures) goes to stderr.  Always
+# exits 0; run.sh counts the lines.
+#
+# What corestack promises for bad input (and what is checked here):
+#   * never a crash (signal), a hang or unbounded memory: every run is under
+#     `timeout 20` and `ulimit -v`; an exit status >= 124 is a FAIL;
+#   * a one-line error on stderr, `corestack: FILE: problem`;
+#   * exit codes: 0 every thread unwound to its outermost frame, 1 output
+#     printed but some walk stopped early or a module mismatched, 2 the core
+#     could not be used, 64 usage error.
+#
+# The hostile cores are derived from a freshly generated base core by
+# tests/lib/mkbad.py (see `python3 tests/lib/mkbad.py list`).
+
+set -u
+exec 3>&1 1>&2          # fd 3: result lines; stdout now goes to stderr
+
+BUILD=${BUILD:-build}
+TOP=$PWD
+CS=${CORESTACK:-$BUILD/corestack}      # run.sh exports CORESTACK
+case $CS in /*) ;; *) CS=$TOP/$CS ;; esac
+MKBAD=$TOP/tests/lib/mkbad.py
+P=badinput.             # prefix of every test name
+TIMEOUT=20              # seconds per corestack run
+VCAP=2000000            # KiB of address space per corestack run
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/t_badinput.XXXXXX") || exit 0
+trap 'rm -rf "$T"' EXIT
+
+# Make sanitizer builds (make SANITIZE=1) die by a signal on the first error,
+# so that an ASan/UBSan report counts as a crash instead of as exit 1.
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=0:${ASAN_OPTIONS:-}
+export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}
+
+# ---------------------------------------------------------------------------
+# result helpers
+
+pass() { echo "PASS $P$1" >&3; }
+skip() { echo "SKIP $P$1: $2" >&3; }
+fail() {
+    echo "FAIL $P$1: $2" >&3
+    {
+        echo "=== FAIL $P$1: $2"
+        echo "    command:  ${LAST_CMD:-}"
+        [ -n "${MUT:-}" ] && echo "    mutation: $MUT"
+        echo "    exit:     ${RC:-}"
+        if [ -s "$T/out" ]; then echo "    --- stdout (head):"; head -n 15 "$T/out" | sed 's/^/    | /'; fi
+        if [ -s "$T/err" ]; then echo "    --- stderr (head):"; head -n 15 "$T/err" | sed 's/^/    | /'; fi
+    } >&2
+}
+
+# run_cs ARG...: run corestack bounded in time and memory, without core
+# dumps; sets RC, LAST_CMD; output in $T/out and $T/err.
+run_cs() {
+    LAST_CMD="$CS $*"
+    (
+        ulimit -c 0
+        [ -n "$VCAP" ] && ulimit -v "$VCAP"
+        exec timeout -k 5 "$TIMEOUT" "$CS" "$@"
+    ) >"$T/out" 2>"$T/err" </dev/null
+    RC=$?
+}
+
+# crash_reason: non-empty description if the last run hung or died by a signal
+crash_reason() {
+    if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
+        echo "timed out after ${TIMEOUT}s (exit $RC): hang or too slow"
+    elif [ "$RC" -gt 128 ]; then
+        echo "killed by signal $((RC - 128)) (exit $RC)"
+    elif [ "$RC" -ge 124 ]; then
+        echo "exit $RC from timeout/exec (could not run?)"
+    fi
+}
+
+# in_set RC "0 1 2"
+in_set() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# err_names "FILE[|FILE...]": some stderr line is `corestack: ...` and names
+# one of the FILEs
+err_names() {
+    local IFS='|' f
+    for f in $1; do
+        grep -F -- "$f" "$T/err" | grep -q '^corestack: ' && return 0
+    done
+    return 1
+}
+
+# first_err: first stderr line, for one-line reasons
+first_err() { head -n 1 "$T/err" | cut -c1-200; }
+
+# expect NAME "RCS" NAMEFILE REGEX -- ARG...
+#   Run corestack ARG...; PASS if it neither crashed nor hung, exited with one
+#   of RCS, has a stderr line `corestack: ...` naming NAMEFILE (or one of
+#   "F1|F2|...") when the exit is not 0 (NAMEFILE empty: no check; used where
+#   an early stop is an ordinary result reported on stdout), printed
+#   something on stdout when the exit is 0 or 1, and (when
+#   REGEX is not empty) stderr matches the extended regex REGEX (case
+#   insensitive).
+expect() {
+    local name=$1 rcs=$2 nfile=$3 re=$4 why
+    shift 5
+    run_cs "$@"
+    why=$(crash_reason)
+    if [ -n "$why" ]; then fail "$name" "$why; cmd: $LAST_CMD${MUT:+; mutation: $MUT}"; return; fi
+    if ! in_set "$RC" "$rcs"; then
+        fail "$name" "exit $RC, expected one of {$rcs}; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
+        return
+    fi
+    if [ "$RC" -ne 0 ] && [ -n "$nfile" ] && ! err_names "$nfile"; then
+        fail "$name" "exit $RC but no stderr line 'corestack: ...' naming $nfile; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
+        return
+    fi
+    if { [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ]; } && [ ! -s "$T/out" ]; then
+        fail "$name" "exit $RC but nothing printed on stdout; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
+        return
+    fi
+    if [ -n "$re" ] && ! grep -Eqi -- "$re" "$T/err"; then
+        fail "$name" "stderr does not match /$re/; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
+        return
+    fi
+    pass "$name"
+}
+
+# mk NAME MUTATION [ARG...]: $T/NAME.core = mutation of the base core; sets
+# MUT to mkbad's description of the damage.  Returns 1 (after a SKIP line)
+# if mkbad cannot apply the mutation to this core.
+mk() {
+    local name=$1 mut=$2
+    shift 2
+    if ! MUT=$(python3 "$MKBAD" "$mut" "$BASE" "$T/$name.core" "$@" 2>&1); then
+        skip "$name" "mkbad $mut failed: $(echo "$MUT" | tail -n 1)"
+        MUT=
+        return 1
+    fi
+    MUT=$(echo "$MUT" | sed 's/^mkbad: //' | paste -sd ';' -)
+    return 0
+}
+
+# every test name, for the SKIP lines when corestack or the base core is missing
+ALL_TESTS="usage.no_args usage.bogus_option usage.json_no_file usage.nonexistent
+usage.directory not_elf empty short3 baseline elf_not_core other_arch.arm
+other_arch.aarch64 elf32 big_endian truncated lying_notes.descsz_huge
+lying_notes.namesz_huge lying_notes.prstatus_overrun lying_notes.last_overrun
+lying_notes.cut_in_prstatus lying_notes.cut_last_header lying_notes.filesz_beyond_file
+lying_notes.filesz_wrap lying_notes.prstatus_short lying_notes.prstatus_missing
+lying_notes.no_note lying_notes.no_names regs.garbage regs.rsp_at_segment_end
+phdr_lies.phoff_beyond phdr_lies.phoff_wrap phdr_lies.phnum_65535
+phdr_lies.phentsize_8 phdr_lies.load_2e63 phdr_lies.load_offset_wrap
+phdr_lies.load_filesz_gt_memsz phdr_lies.load_vaddr_wrap overlapping_loads
+nt_file_lies.count_1m nt_file_lies.pagesize_0 nt_file_lies.pagesize_2e63
+nt_file_lies.ranges nt_file_lies.names_unterminated nt_file_lies.dev_zero
+nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
+nt_file_lies.empty_name linkmap_lies.fifo linkmap_lies.dev_zero
+linkmap_lies.directory linkmap_lies.cycle missing_mapped_file missing_mapped_file.pcs
+missing_mapped_file.message module_mismatch module_mismatch.names_module fp_cycle fp_cycle.json
+fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2"
+
+skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
+    local why=$1 t
+    shift
+    for t in "$@"; do skip "$t" "$why"; done
+}
+
+# ---------------------------------------------------------------------------
+# preconditions
+
+if [ ! -x "$CS" ]; then
+    # shellcheck disable=SC2086
+    skip_rest "$CS not built" $ALL_TESTS
+    exit 0
+fi
+# ASan reserves terabytes of address space: a ulimit -v would kill it.
+if ldd "$CS" 2>/dev/null | grep -q 'libasan'; then
+    echo "t_badinput: $CS uses ASan: no ulimit -v memory cap" >&2
+    VCAP=
+fi
+
+# ---------------------------------------------------------------------------
+# usage errors and unusable files: these need no core
+
+# usage: no argument at all -> 64
+expect usage.no_args "64" "" "" --
+# usage: an unknown option -> 64
+expect usage.bogus_option "64" "" "" -- --bogus "$T/whatever"
+# usage: --json without a core file -> 64
+expect usage.json_no_file "64" "" "" -- --json
+# usage: a file that does not exist -> 2, message names it
+expect usage.nonexistent "2" "$T/no-such-core" "" -- "$T/no-such-core"
+# usage: a directory instead of a core -> 2, message names it
+mkdir "$T/adir"
+expect usage.directory "2" "$T/adir" "" -- "$T/adir"
+
+# not_elf: a text file -> 2, message names the file
+for i in $(seq 200); do echo "this is a text file, not an ELF core ($i)"; done >"$T/text.core"
+expect not_elf "2" "$T/text.core" "" -- "$T/text.core"
+# empty: a zero-byte file -> 2
+: >"$T/empty.core"
+expect empty "2" "$T/empty.core" "" -- "$T/empty.core"
+# short3: 3 bytes, the start of the ELF magic -> 2
+printf '\177EL' >"$T/short3.core"
+expect short3 "2" "$T/short3.core" "" -- "$T/short3.core"
+
+# ---------------------------------------------------------------------------
+# the base program and its core
+
+mkdir "$T/base"
+cat >"$T/base/crash.c" <<'EOF'
+/* main -> f -> g; g writes through NULL.  Every function keeps a frame
+ * pointer (the asm after the calls prevents tail calls). */
+volatile int sink_v;
+__attribute__((noinline)) void sink(void) { sink_v++; }
+__attribute__((noinline)) void g(int *p) { *p = 42; sink(); __asm__ volatile(""); }
+__attribute__((noinline)) void f(int *p) { g(p); sink(); __asm__ volatile(""); }
+int main(int argc, char **argv)
+{
+#ifdef VARIANT
+    sink();                     /* a different binary, another build-id */
+#endif
+    f(argc > 99 ? (int *)argv : (int *)0);
+    sink();
+    return 0;
+}
+EOF
+
+# make_core DIR PROG: compile DIR/crash.c into DIR/PROG, crash it in DIR and
+# leave its core in DIR/core.  Kernel dump first (core_pattern "core"), gdb's
+# gcore as a fallback.
+make_core() {
+    local dir=$1 prog=$2 c
+    gcc -O2 -fno-omit-frame-pointer -g -o "$dir/$prog" "$dir/crash.c" || return 1
+    (cd "$dir" && ulimit -c unlimited && exec "./$prog") >/dev/null 2>&1
+    for c in "$dir"/core "$dir"/core.*; do
+        if [ -f "$c" ]; then
+            [ "$c" = "$dir/core" ] || mv "$c" "$dir/core"
+            return 0
+        fi
+    done
+    echo "t_badinput: no kernel core for $prog; trying gdb gcore" >&2
+    (cd "$dir" && timeout 60 gdb -nx -batch -ex run -ex "gcore $dir/core" "./$prog") >/dev/null 2>&1
+    [ -f "$dir/core" ]
+}
+
+if ! make_core "$T/base" crash; then
+    # shellcheck disable=SC2086
+    # shellcheck disable=SC2046
+    skip_rest "could not generate a base core" $(echo "$ALL_TESTS" | tr ' ' '\n' | grep -v '^usage\.\|^not_elf$\|^empty$\|^short3$')
+    exit 0
+fi
+BASE=$T/base/core
+file_size=0 note_offset=0 note_size=0 note_headers='' exe='' files=''
+while IFS='=' read -r k v; do
+    case $k in
+    file_size) file_size=$v ;;
+    note_offset) note_offset=$v ;;
+    note_size) note_size=$v ;;
+    note_headers) note_headers=$v ;;
+    exe) exe=$v ;;
+    files) files=${v//:/|} ;;
+    esac
+done < <(python3 "$MKBAD" info "$BASE")
+echo "t_badinput: base core $BASE: $file_size bytes, notes at $note_offset+$note_size, exe $exe" >&2
+
+# baseline: the untouched core unwinds completely (exit 0) through g, f, main.
+# If this fails, the other results are less meaningful.
+MUT=
+run_cs "$BASE"
+why=$(crash_reason)
+if [ -n "$why" ]; then
+    fail baseline "$why; cmd: $LAST_CMD"
+elif [ "$RC" -ne 0 ]; then
+    fail baseline "exit $RC on the untouched core, expected 0; stderr: $(first_err)"
+elif ! grep -qw main "$T/out" || ! grep -qw f "$T/out" || ! grep -qw g "$T/out"; then
+    fail baseline "output lacks one of the frames g, f, main"
+else
+    pass baseline
+fi
+
+# ---------------------------------------------------------------------------
+# header-level damage
+
+# elf_not_core: the program binary itself (an ET_DYN) -> 2, "... not a core"
+MUT=
+expect elf_not_core "2" "$T/base/crash" "core" -- "$T/base/crash"
+
+# other_arch: e_machine = EM_ARM / EM_AARCH64 -> 2, message about the machine
+mk other_arch.arm machine 40 &&
+    expect other_arch.arm "2" "$T/other_arch.arm.core" "arch|machine|x86|arm" -- "$T/other_arch.arm.core"
+mk other_arch.aarch64 machine 183 &&
+    expect other_arch.aarch64 "2" "$T/other_arch.aarch64.core" "arch|machine|x86|aarch64|arm" -- "$T/other_arch.aarch64.core"
+
+# elf32: e_ident[EI_CLASS] = ELFCLASS32 on a 64-bit core -> 2
+mk elf32 class32 &&
+    expect elf32 "2" "$T/elf32.core" "" -- "$T/elf32.core"
+
+# big_endian: e_ident[EI_DATA] = ELFDATA2MSB -> 2
+mk big_endian setbyte 5 2 &&
+    expect big_endian "2" "$T/big_endian.core" "" -- "$T/big_endian.core"
+
+# ---------------------------------------------------------------------------
+# truncated: the core cut at many offsets: every 97 bytes in the first 4 KiB,
+# every 4 KiB boundary, and inside every note of the PT_NOTE segment.  Any of
+# 0/1/2 is fine; never a signal or a hang; when not 0, stderr is one or more
+# lines, every one naming the file.
+
+offs=$(
+    seq 0 97 4095
+    seq 4096 4096 $((file_size - 1))
+    for h in ${note_headers//,/ }; do echo $((h + 4)) $((h + 13)) $((h + 40)) $((h + 200)); done | tr ' ' '\n'
+    echo $((note_offset + note_size - 1))
+)
+offs=$(echo "$offs" | awk -v max="$file_size" '$1 < max' | sort -n -u)
+tr_fail=() tr_hangs=0 tr_n=0 tr_start=$SECONDS
+MUT=
+for off in $offs; do
+    tc=$T/trunc.core
+    nfail=${#tr_fail[@]}
+    head -c "$off" "$BASE" >"$tc"
+    run_cs "$tc"
+    tr_n=$((tr_n + 1))
+    why=$(crash_reason)
+    if [ -n "$why" ]; then
+        tr_fail+=("at $off: $why")
+        [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ] && tr_hangs=$((tr_hangs + 1))
+    elif ! in_set "$RC" "0 1 2"; then
+        tr_fail+=("at $off: exit $RC")
+    elif [ "$RC" -ne 0 ] && ! [ -s "$T/err" ]; then
+        tr_fail+=("at $off: exit $RC with empty stderr")
+    elif [ "$RC" -ne 0 ] && grep -v '^$' "$T/err" | grep -qvF -- "$tc"; then
+        tr_fail+=("at $off: exit $RC, stderr line without the file name: $(grep -v '^$' "$T/err" | grep -vF -- "$tc" | head -n 1 | cut -c1-120)")
+    elif [ "$RC" -ne 0 ] && ! err_names "$tc"; then
+        tr_fail+=("at $off: exit $RC, no 'corestack: ' line naming the file")
+    fi
+    if [ ${#tr_fail[@]} -gt "$nfail" ]; then
+        echo "t_badinput: truncated at $off: $LAST_CMD -> exit $RC; stderr: $(first_err)" >&2
+    fi
+    [ "$tr_hangs" -ge 2 ] && break        # do not spend minutes on hangs
+done
+echo "t_badinput: truncated: $tr_n runs in $((SECONDS - tr_start))s" >&2
+if [ ${#tr_fail[@]} -eq 0 ]; then
+    pass truncated
+else
+    LAST_CMD="head -c OFFSET $BASE > $T/trunc.core; $CS $T/trunc.core"
+    fail truncated "${#tr_fail[@]} of $tr_n cuts failed (head -c OFFSET core): ${tr_fail[0]}${tr_fail[1]:+; ${tr_fail[1]}}${tr_fail[2]:+; ${tr_fail[2]}}"
+fi
+
+# ---------------------------------------------------------------------------
+# lying_notes: the PT_NOTE segment or its notes lie about sizes -> 1 or 2
+
+# first note (NT_PRSTATUS): n_descsz = 0xffffff00
+mk lying_notes.descsz_huge note-descsz-huge &&
+    expect lying_notes.descsz_huge "1 2" "$T/lying_notes.descsz_huge.core" "" -- "$T/lying_notes.descsz_huge.core"
+# first note: n_namesz = 0xffffff00
+mk lying_notes.namesz_huge note-namesz-huge &&
+    expect lying_notes.namesz_huge "1 2" "$T/lying_notes.namesz_huge.core" "" -- "$T/lying_notes.namesz_huge.core"
+# NT_PRSTATUS n_descsz runs 4 KiB past the end of the segment
+mk lying_notes.prstatus_overrun note-overrun &&
+    expect lying_notes.prstatus_overrun "1 2" "$T/lying_notes.prstatus_overrun.core" "" -- "$T/lying_notes.prstatus_overrun.core"
+# the last (inessential) note's n_descsz runs past the segment: 0 is fine too
+mk lying_notes.last_overrun note-overrun last &&
+    expect lying_notes.last_overrun "0 1 2" "$T/lying_notes.last_overrun.core" "" -- "$T/lying_notes.last_overrun.core"
+# PT_NOTE p_filesz ends in the middle of the NT_PRSTATUS registers
+mk lying_notes.cut_in_prstatus note-cut &&
+    expect lying_notes.cut_in_prstatus "1 2" "$T/lying_notes.cut_in_prstatus.core" "" -- "$T/lying_notes.cut_in_prstatus.core"
+# PT_NOTE p_filesz ends in the middle of the last note's header: 0 is fine too
+mk lying_notes.cut_last_header note-cut last &&
+    expect lying_notes.cut_last_header "0 1 2" "$T/lying_notes.cut_last_header.core" "" -- "$T/lying_notes.cut_last_header.core"
+# PT_NOTE p_filesz 1 MiB larger than the whole file
+mk lying_notes.filesz_beyond_file note-filesz-big &&
+    expect lying_notes.filesz_beyond_file "1 2" "$T/lying_notes.filesz_beyond_file.core" "" -- "$T/lying_notes.filesz_beyond_file.core"
+# PT_NOTE p_filesz = 2^64-256: p_offset + p_filesz wraps around
+mk lying_notes.filesz_wrap note-filesz-wrap &&
+    expect lying_notes.filesz_wrap "1 2" "$T/lying_notes.filesz_wrap.core" "" -- "$T/lying_notes.filesz_wrap.core"
+# NT_PRSTATUS with only 16 bytes of desc (notes rebuilt consistently)
+mk lying_notes.prstatus_short prstatus-short 16 &&
+    expect lying_notes.prstatus_short "1 2" "$T/lying_notes.prstatus_short.core" "" -- "$T/lying_notes.prstatus_short.core"
+# no NT_PRSTATUS at all: no thread to unwind
+mk lying_notes.prstatus_missing prstatus-missing &&
+    expect lying_notes.prstatus_missing "1 2" "$T/lying_notes.prstatus_missing.core" "" -- "$T/lying_notes.prstatus_missing.core"
+# no PT_NOTE segment at all (PT_NOTE -> PT_NULL)
+mk lying_notes.no_note no-note &&
+    expect lying_notes.no_note "1 2" "$T/lying_notes.no_note.core" "" -- "$T/lying_notes.no_note.core"
+# every note's n_namesz = 0: the whole note stream is misparsed
+mk lying_notes.no_names note-noname &&
+    expect lying_notes.no_names "1 2" "$T/lying_notes.no_names.core" "" -- "$T/lying_notes.no_names.core"
+
+# regs: registers in NT_PRSTATUS that point nowhere -> 1 or 2
+mk regs.garbage regs-garbage &&
+    expect regs.garbage "1 2" "" "" -- "$T/regs.garbage.core"
+# rsp = rbp = last byte of the stack PT_LOAD: 8-byte reads straddle its end
+mk regs.rsp_at_segment_end regs-rsp-edge &&
+    expect regs.rsp_at_segment_end "1 2" "" "" -- "$T/regs.rsp_at_segment_end.core"
+
+# ---------------------------------------------------------------------------
+# phdr_lies: program headers that lie.  Header-level lies -> 1 or 2;
+# a single bad PT_LOAD -> 0, 1 or 2 (0 only if the rest suffices).
+
+# e_phoff 64 KiB beyond the end of the file
+mk phdr_lies.phoff_beyond phoff-beyond &&
+    expect phdr_lies.phoff_beyond "1 2" "$T/phdr_lies.phoff_beyond.core" "" -- "$T/phdr_lies.phoff_beyond.core"
+# e_phoff = 2^64-16: e_phoff + e_phnum * e_phentsize wraps
+mk phdr_lies.phoff_wrap phoff-wrap &&
+    expect phdr_lies.phoff_wrap "1 2" "$T/phdr_lies.phoff_wrap.core" "" -- "$T/phdr_lies.phoff_wrap.core"
+# e_phnum = 65535 (PN_XNUM, but there is no section header 0)
+mk phdr_lies.phnum_65535 phnum-max &&
+    expect phdr_lies.phnum_65535 "0 1 2" "$T/phdr_lies.phnum_65535.core" "" -- "$T/phdr_lies.phnum_65535.core"
+# e_phentsize = 8, smaller than an Elf64_Phdr (libelf ignores e_phentsize
+# and reads 56-byte entries, so a full unwind, exit 0, is acceptable)
+mk phdr_lies.phentsize_8 phentsize 8 &&
+    expect phdr_lies.phentsize_8 "0 1 2" "$T/phdr_lies.phentsize_8.core" "" -- "$T/phdr_lies.phentsize_8.core"
+# the stack PT_LOAD: p_offset = p_filesz = 2^63
+mk phdr_lies.load_2e63 load-huge &&
+    expect phdr_lies.load_2e63 "0 1 2" "$T/phdr_lies.load_2e63.core" "" -- "$T/phdr_lies.load_2e63.core"
+# the stack PT_LOAD: p_offset = 2^64-4096, p_filesz = 8192 (offset wraps)
+mk phdr_lies.load_offset_wrap load-wrap &&
+    expect phdr_lies.load_offset_wrap "0 1 2" "$T/phdr_lies.load_offset_wrap.core" "" -- "$T/phdr_lies.load_offset_wrap.core"
+# the stack PT_LOAD: p_filesz = p_memsz + 1 MiB (past the end of the file)
+mk phdr_lies.load_filesz_gt_memsz load-filesz-gt-memsz &&
+    expect phdr_lies.load_filesz_gt_memsz "0 1 2" "$T/phdr_lies.load_filesz_gt_memsz.core" "" -- "$T/phdr_lies.load_filesz_gt_memsz.core"
+# a PT_LOAD at vaddr 2^64-4096 with p_memsz 64 KiB: vaddr + memsz wraps
+mk phdr_lies.load_vaddr_wrap load-vaddr-wrap &&
+    expect phdr_lies.load_vaddr_wrap "0 1 2" "$T/phdr_lies.load_vaddr_wrap.core" "" -- "$T/phdr_lies.load_vaddr_wrap.core"
+
+# overlapping_loads: another PT_LOAD moved onto the page holding rsp, so two
+# PT_LOADs claim the top of the stack with different bytes -> no crash
+mk overlapping_loads overlap-loads &&
+    expect overlapping_loads "0 1 2" "" "" -- "$T/overlapping_loads.core"
+
+# ---------------------------------------------------------------------------
+# nt_file_lies: NT_FILE (the mapped files) lies -> 0, 1 or 2, never a hang.
+# The files it names are opened by corestack: a FIFO must not block it,
+# /dev/zero must not be read forever.
+
+# count = 1,000,000 but the desc holds 15 entries
+# a stderr line may name the core or the mapped file at fault
+mapped="$files|$T/fifo|$T/adir|$T/loop1|/dev/zero"
+mk nt_file_lies.count_1m ntfile-count 1000000 &&
+    expect nt_file_lies.count_1m "0 1 2" "$T/nt_file_lies.count_1m.core|$mapped" "" -- "$T/nt_file_lies.count_1m.core"
+# page_size = 0 (a division by it would trap)
+mk nt_file_lies.pagesize_0 ntfile-pagesize 0 &&
+    expect nt_file_lies.pagesize_0 "0 1 2" "$T/nt_file_lies.pagesize_0.core|$mapped" "" -- "$T/nt_file_lies.pagesize_0.core"
+# page_size = 2^63 (file_ofs * page_size overflows)
+mk nt_file_lies.pagesize_2e63 ntfile-pagesize 0x8000000000000000 &&
+    expect nt_file_lies.pagesize_2e63 "0 1 2" "$T/nt_file_lies.pagesize_2e63.core|$mapped" "" -- "$T/nt_file_lies.pagesize_2e63.core"
+# every entry has start > end and a file offset near 2^64 pages
+mk nt_file_lies.ranges ntfile-ranges &&
+    expect nt_file_lies.ranges "0 1 2" "$T/nt_file_lies.ranges.core|$mapped" "" -- "$T/nt_file_lies.ranges.core"
+# the file names are not NUL-terminated (the last runs to the end of desc)
+mk nt_file_lies.names_unterminated ntfile-noterm &&
+    expect nt_file_lies.names_unterminated "0 1 2" "$T/nt_file_lies.names_unterminated.core|$mapped" "" -- "$T/nt_file_lies.names_unterminated.core"
+# every mapped file is /dev/zero (endless zeros)
+mk nt_file_lies.dev_zero ntfile-rename '*' /dev/zero &&
+    expect nt_file_lies.dev_zero "0 1 2" "$T/nt_file_lies.dev_zero.core|$mapped" "" -- "$T/nt_file_lies.dev_zero.core"
+# every mapped file is a FIFO nobody writes to: open() must not block
+mkfifo "$T/fifo"
+mk nt_file_lies.fifo ntfile-rename '*' "$T/fifo" &&
+    expect nt_file_lies.fifo "0 1 2" "$T/nt_file_lies.fifo.core|$mapped" "" -- "$T/nt_file_lies.fifo.core"
+# every mapped file is a directory
+mk nt_file_lies.directory ntfile-rename '*' "$T/adir" &&
+    expect nt_file_lies.directory "0 1 2" "$T/nt_file_lies.directory.core|$mapped" "" -- "$T/nt_file_lies.directory.core"
+# every mapped file is a symlink loop (loop1 -> loop2 -> loop1)
+ln -s loop2 "$T/loop1" && ln -s loop1 "$T/loop2"
+mk nt_file_lies.symlink_loop ntfile-rename '*' "$T/loop1" &&
+    expect nt_file_lies.symlink_loop "0 1 2" "$T/nt_file_lies.symlink_loop.core|$mapped" "" -- "$T/nt_file_lies.symlink_loop.core"
+# every mapped file has an empty name
+mk nt_file_lies.empty_name ntfile-rename '*' '' &&
+    expect nt_file_lies.empty_name "0 1 2" "$T/nt_file_lies.empty_name.core|$mapped" "" -- "$T/nt_file_lies.empty_name.core"
+
+# linkmap_lies: the dynamic linker's link_map in the core's memory names the
+# loaded libraries too (l_name strings); rename libc there (the NT_FILE note
+# is untouched) -> 0, 1 or 2, never a hang on the FIFO.
+libc=$(echo "$files" | tr '|' '\n' | grep -m1 '/libc\.so')
+libc_short=${libc#/usr}                 # ld.so records the /lib/... form
+for lm in "fifo:$T/fifo" "dev_zero:/dev/zero" "directory:$T/adir"; do
+    n=linkmap_lies.${lm%%:*}
+    mk "$n" mem-strrep "$libc_short" "${lm#*:}" &&
+        expect "$n" "0 1 2" "$T/$n.core|$mapped" "" -- "$T/$n.core"
+done
+# the link_map list is circular (last l_next -> first): bounded, no crash
+mk linkmap_lies.cycle linkmap-cycle &&
+    expect linkmap_lies.cycle "0 1 2" "" "" -- "$T/linkmap_lies.cycle.core"
+
+# ---------------------------------------------------------------------------
+# missing_mapped_file: the crashed binary was deleted after the crash ->
+# frames still printed (hex pcs), exit 0 or 1, a message naming the file.
+MUT="core of $T/gone/crash_gone, binary deleted after the crash"
+mkdir "$T/gone" && cp "$T/base/crash.c" "$T/gone/"
+if make_core "$T/gone" crash_gone; then
+    rm -f "$T/gone/crash_gone"
+    expect missing_mapped_file "0 1" "" "" -- "$T/gone/core"
+    # missing_mapped_file.pcs / .message: the specific promises
+    if in_set "$RC" "0 1"; then
+        if ! grep -Eq '0x[0-9a-fA-F]{6,}' "$T/out"; then
+            fail missing_mapped_file.pcs "no hex pc in the output; cmd: $LAST_CMD"
+        else
+            pass missing_mapped_file.pcs
+        fi
+        if ! err_names "$T/gone/crash_gone"; then
+            fail missing_mapped_file.message "no stderr line 'corestack: ...' naming the missing $T/gone/crash_gone; cmd: $LAST_CMD; stderr: $(first_err)"
+        else
+            pass missing_mapped_file.message
+        fi
+    else
+        skip missing_mapped_file.pcs "corestack failed above"
+        skip missing_mapped_file.message "corestack failed above"
+    fi
+else
+    skip_rest "could not generate the core" missing_mapped_file missing_mapped_file.pcs missing_mapped_file.message
+fi
+
+# module_mismatch: the crashed binary was rebuilt (another build-id) after
+# the crash -> exit 1 ("a module mismatched"), an error line naming the core,
+# and the mismatched file named on stderr or stdout.
+MUT="core of $T/mm/crash_mm, binary rebuilt with -DVARIANT after the crash"
+mkdir "$T/mm" && cp "$T/base/crash.c" "$T/mm/"
+if make_core "$T/mm" crash_mm &&
+    gcc -DVARIANT -O2 -fno-omit-frame-pointer -g -o "$T/mm/crash_mm" "$T/mm/crash.c"; then
+    expect module_mismatch "1" "$T/mm/core|$T/mm/crash_mm" "" -- "$T/mm/core"
+    if [ "$RC" -eq 1 ]; then
+        if grep -qF -- "$T/mm/crash_mm" "$T/out" "$T/err"; then
+            pass module_mismatch.names_module
+        else
+            fail module_mismatch.names_module "the mismatched $T/mm/crash_mm is named nowhere; cmd: $LAST_CMD; stderr: $(first_err)"
+        fi
+    else
+        skip module_mismatch.names_module "exit $RC above"
+    fi
+else
+    skip_rest "could not generate the core" module_mismatch module_mismatch.names_module
+fi
+
+# ---------------------------------------------------------------------------
+# fp_cycle: the saved rbp in f's frame points at its own slot, so main's frame
+# gets the same CFA as f's: the walk must stop (exit 1) with a stop_reason
+# about a cycle / a stack that does not grow, in bounded time.
+if mk fp_cycle fp-cycle 0; then
+    expect fp_cycle "1" "" "" -- --json "$T/fp_cycle.core"
+    if [ "$RC" -lt 124 ]; then
+        # fp_cycle.json: --json output parses, some thread has a stop_reason
+        # that mentions a cycle / loop / non-growing stack
+        if sr=$(python3 - "$T/out" <<'EOF'
+import json, re, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("--json output is not valid JSON: %s" % e); sys.exit(1)
+found = []
+def walk(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "stop_reason":
+                found.append(v)
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(doc)
+pat = re.compile(r"cycl|loop|grow|increas|monoton|same|repeat|recur|not advanc", re.I)
+if not found:
+    print("no stop_reason field in the --json output"); sys.exit(1)
+if not any(isinstance(v, str) and pat.search(v) for v in found):
+    print("stop_reason(s) %s do not mention a cycle / non-growing stack" % json.dumps(found)[:200]); sys.exit(1)
+print(json.dumps(found)[:200])
+EOF
+        ); then
+            echo "t_badinput: fp_cycle stop_reason: $sr" >&2
+            pass fp_cycle.json
+        else
+            fail fp_cycle.json "$sr; cmd: $LAST_CMD; mutation: $MUT"
+        fi
+    else
+        skip fp_cycle.json "corestack crashed or hung above"
+    fi
+    # fp_cycle.text: the same core without --json -> exit 1 as well
+    expect fp_cycle.text "1" "" "" -- "$T/fp_cycle.core"
+    # fp_cycle.frames: the trustworthy frames g and f are still printed
+    if [ "$RC" -lt 124 ] && grep -qw g "$T/out" && grep -qw f "$T/out"; then
+        pass fp_cycle.frames
+    else
+        fail fp_cycle.frames "text output lacks the trustworthy frames g and f (exit $RC); cmd: $LAST_CMD; mutation: $MUT"
+    fi
+else
+    skip_rest "mkbad fp-cycle failed" fp_cycle.json fp_cycle.text fp_cycle.frames
+fi
+
+# ---------------------------------------------------------------------------
+# garbage_stack: the stack PT_LOAD overwritten with random bytes (two seeds)
+# -> exit 0 or 1, bounded, no crash.
+for seed in 1 2; do
+    mk garbage_stack.seed$seed garbage-stack $seed &&
+        expect garbage_stack.seed$seed "0 1" "" "" -- "$T/garbage_stack.seed$seed.core"
+done
+
+exit 0

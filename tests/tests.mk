@@ -1,0 +1,45 @@
+# tests/tests.mk: test-suite rules, included by the top Makefile.
+#   make test-progs  builds every tests/progs/*.c in every build variant as
+#                    $(BUILD)/tests/PROG-VARIANT (plus stripped copies);
+#   make check       builds corestack and the programs, then runs tests/run.sh.
+# Variants (how distributions build):
+#   fp        frame pointers everywhere (even leaves that use the stack), no CFI
+#   fpnoleaf  frame pointers except in leaf functions, no CFI
+#   fpcfi     frame pointers and CFI
+#   cfi       the gcc default: CFI, no frame pointer
+#   g         -g with frame pointers (DWARF and CFI)
+#   fp-stripped, cfi-stripped: the fp and cfi builds passed through strip
+# gcc's default is -mno-omit-leaf-frame-pointer; fpnoleaf needs -momit-leaf-frame-pointer.
+
+TEST_NOCFI       := -fno-asynchronous-unwind-tables -fno-unwind-tables
+TEST_CFLAGS_fp       := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(TEST_NOCFI)
+TEST_CFLAGS_fpnoleaf := -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer $(TEST_NOCFI)
+TEST_CFLAGS_fpcfi    := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+TEST_CFLAGS_cfi      := -O2
+TEST_CFLAGS_g        := -O2 -g -fno-omit-frame-pointer
+TEST_VARIANTS    := fp fpnoleaf fpcfi cfi g
+TEST_STRIPPED    := fp cfi
+
+TEST_PROG_NAMES  := $(basename $(notdir $(wildcard tests/progs/*.c)))
+TEST_PROG_BINS   := $(foreach p,$(TEST_PROG_NAMES),\
+                      $(foreach v,$(TEST_VARIANTS),$(BUILD)/tests/$(p)-$(v)) \
+                      $(foreach v,$(TEST_STRIPPED),$(BUILD)/tests/$(p)-$(v)-stripped))
+
+# $(call test_prog_rule,PROG,VARIANT)
+define test_prog_rule
+$(BUILD)/tests/$(1)-$(2): tests/progs/$(1).c tests/tests.mk
+	@mkdir -p $$(dir $$@)
+	$(CC) $(TEST_CFLAGS_$(2)) -pthread -o $$@ $$<
+endef
+$(foreach p,$(TEST_PROG_NAMES),$(foreach v,$(TEST_VARIANTS),\
+  $(eval $(call test_prog_rule,$(p),$(v)))))
+
+$(BUILD)/tests/%-stripped: $(BUILD)/tests/%
+	strip -o $@ $<
+
+test-progs: $(TEST_PROG_BINS)
+
+check: deps $(BUILD)/corestack test-progs
+	BUILD=$(BUILD) bash tests/run.sh
+
+.PHONY: test-progs check
