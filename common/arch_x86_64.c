@@ -632,15 +632,54 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Decodes [lo, hi) and collects the targets of direct calls (e8 rel32) and of RIP-relative
- * lea (a code address taken: main in _start, callbacks) that fall inside it. */
+static size_t upper(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t l = 0, h = n;
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+		if (v[mid] <= x)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	return l;
+}
+
+static bool push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 1024;
+		uint64_t *nv = realloc(*v, nc * sizeof *nv);
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return true;
+}
+
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* Decodes [lo, hi) and collects function entries: the targets of direct calls (e8 rel32),
+ * of RIP-relative lea (a code address taken: main in _start, callbacks), and then, until
+ * nothing changes, the targets of direct jumps that leave the function holding the jump
+ * (tail calls to functions that are never called directly). */
 static void build_entries(struct cst_unwind *u, struct cache *c, struct entry_table *e)
 {
-	size_t len = (size_t)(e->hi - e->lo), cap = 1024;
+	size_t len = (size_t)(e->hi - e->lo), cap = 0, njumps = 0, jcap = 0;
 	uint8_t *buf = malloc(len);
-	e->starts = malloc(cap * sizeof *e->starts);
+	uint64_t *jumps = NULL;               /* pairs: jump address, target */
 	cs_insn *in = c->cst_ok ? cs_malloc(c->cs) : NULL;
-	if (!buf || !e->starts || !in)
+	if (!buf || !in)
 		goto out;
 	for (size_t off = 0; off < len; off += 4096) {
 		size_t n = len - off < 4096 ? len - off : 4096;
@@ -656,35 +695,61 @@ static void build_entries(struct cst_unwind *u, struct cache *c, struct entry_ta
 			p++, left--, addr++;
 			continue;
 		}
-		uint64_t t = 0;
+		uint64_t t = 0, end = in->address + in->size;
 		const uint8_t *b = in->bytes;
+		bool jump = false;
 		if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8)
-			t = in->address + 5 + (uint64_t)(int64_t)rd_s32(b + 1);
+			t = end + (uint64_t)(int64_t)rd_s32(b + 1);
 		else if (in->id == X86_INS_LEA && in->size == 7 && (b[0] & 0xf8) == 0x48 && b[1] == 0x8d &&
 			 (b[2] & 0xc7) == 0x05)
-			t = in->address + 7 + (uint64_t)(int64_t)rd_s32(b + 3);
+			t = end + (uint64_t)(int64_t)rd_s32(b + 3);
+		else if (in->size == 5 && b[0] == 0xe9)                        /* jmp rel32 */
+			t = end + (uint64_t)(int64_t)rd_s32(b + 1), jump = true;
+		else if (in->size == 2 && (b[0] == 0xeb || (b[0] & 0xf0) == 0x70)) /* jmp/jcc rel8 */
+			t = end + (uint64_t)(int64_t)(int8_t)b[1], jump = true;
+		else if (in->size == 6 && b[0] == 0x0f && (b[1] & 0xf0) == 0x80) /* jcc rel32 */
+			t = end + (uint64_t)(int64_t)rd_s32(b + 2), jump = true;
 		if (t < e->lo || t >= e->hi)
 			continue;
-		if (e->n == cap) {
-			uint64_t *ns = realloc(e->starts, 2 * cap * sizeof *ns);
-			if (!ns)
+		if (jump) {
+			if (!push_u64(&jumps, &njumps, &jcap, in->address) ||
+			    !push_u64(&jumps, &njumps, &jcap, t))
 				break;
-			e->starts = ns;
-			cap *= 2;
+		} else if (!push_u64(&e->starts, &e->n, &cap, t)) {
+			break;
 		}
-		e->starts[e->n++] = t;
 	}
-	qsort(e->starts, e->n, sizeof *e->starts, cmp_u64);
-	size_t k = 0;
-	for (size_t i = 0; i < e->n; i++)
-		if (k == 0 || e->starts[k - 1] != e->starts[i])
-			e->starts[k++] = e->starts[i];
-	e->n = k;
+	e->n = e->starts ? sort_unique(e->starts, e->n) : 0;
+	/* New entries of a round are looked up only from the next round on, so that every
+	 * lookup sees a sorted table. */
+	uint64_t *found = NULL;
+	size_t nfound = 0, fcap = 0;
+	for (int round = 0; round < 16; round++) {
+		nfound = 0;
+		for (size_t i = 0; i + 1 < njumps; i += 2) {
+			size_t k = upper(e->starts, e->n, jumps[i]);
+			if (k == 0)
+				continue;
+			uint64_t fstart = e->starts[k - 1], fend = k < e->n ? e->starts[k] : e->hi;
+			uint64_t t = jumps[i + 1];
+			if ((t < fstart || t >= fend) && !push_u64(&found, &nfound, &fcap, t))
+				break;
+		}
+		size_t before = e->n;
+		for (size_t i = 0; i < nfound; i++)
+			if (!push_u64(&e->starts, &e->n, &cap, found[i]))
+				break;
+		e->n = sort_unique(e->starts, e->n);
+		if (e->n == before)
+			break;
+	}
+	free(found);
 out:
 	if (c->cst_ok)
 		cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (in)
 		cs_free(in, 1);
+	free(jumps);
 	free(buf);
 }
 
@@ -708,14 +773,7 @@ static int guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 		e->hi = hi;
 		build_entries(u, c, e);
 	}
-	size_t l = 0, h = e->n;
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-		if (e->starts[mid] <= addr)
-			l = mid + 1;
-		else
-			h = mid;
-	}
+	size_t l = upper(e->starts, e->n, addr);
 	if (l == 0)
 		return -CST_E_NO_FUNC;
 	memset(fn, 0, sizeof *fn);

@@ -4,7 +4,7 @@
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
-CS=$(pwd)/$BUILD/corestack
+case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
 W=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$W"' EXIT
 pid=
