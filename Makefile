@@ -3,7 +3,11 @@
 # Debian packages the build and the tests need.
 
 PREFIX   ?= /usr/local
+ifeq ($(SANITIZE),1)
+BUILD    ?= build-sanitize
+else
 BUILD    ?= build
+endif
 CC       ?= cc
 PKGS     := libdw libelf capstone json-c
 CFLAGS   ?= -O2 -g
@@ -11,7 +15,7 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommo
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline
 ifeq ($(SANITIZE),1)
-CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer
+CFLAGS   += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=address,undefined
 endif
 

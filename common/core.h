@@ -1,0 +1,94 @@
+/* An ELF core file: its threads (NT_PRSTATUS), signal (NT_SIGINFO), process (NT_PRPSINFO),
+ * auxiliary vector (NT_AUXV), file mappings (NT_FILE), and its memory as a cst_target.
+ *
+ * The file is mmapped and never read whole.  Memory comes from PT_LOAD segments, looked up
+ * in a sorted index (O(log n)); bytes the kernel left out (the text pages of mapped files)
+ * are read from the files NT_FILE names, after -e / --sysroot substitution.  Every size
+ * and offset in the file is checked against the file's real size before use. */
+#ifndef CST_CORE_H
+#define CST_CORE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch.h"
+#include "regs.h"
+#include "target.h"
+
+struct cst_core_thread {
+	int tid;                 /* pr_pid of the thread's NT_PRSTATUS */
+	int cursig;              /* pr_cursig: the signal that stopped it, 0 if none */
+	bool crashed;            /* the thread the kernel dumped for (written first, with cursig) */
+	struct cst_regs regs;     /* by DWARF number */
+};
+
+struct cst_core_mapping {         /* one NT_FILE entry */
+	uint64_t start, end;     /* target virtual addresses, [start, end) */
+	uint64_t offset;         /* file offset in bytes (pgoff * page size) */
+	const char *name;        /* path as recorded in the core (points into the mmapped core) */
+	int file;                /* index into the core's open-file table, -1 before first use */
+};
+
+struct cst_core_signal {
+	bool present;            /* NT_SIGINFO found */
+	int signo, code, err;
+	bool has_addr;           /* si_addr is meaningful (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP) */
+	uint64_t addr;
+};
+
+struct cst_core;
+
+struct cst_core_options {
+	const char *executable;  /* -e: replaces the core's main executable mapping, or NULL */
+	const char *sysroot;     /* --sysroot: prefix for every NT_FILE path, or NULL */
+};
+
+/* Opens and indexes core file PATH.  On failure returns a negative code and writes a
+ * one-line reason (without the file name) into ERR (ERRLEN bytes):
+ *   -CST_E_NOENT / -CST_E_PERM / -CST_E_IO   cannot open or map the file
+ *   -CST_E_NOT_ELF                         not an ELF file
+ *   -CST_E_NOT_CORE                        an ELF file but e_type is not ET_CORE
+ *   -CST_E_ARCH / -CST_E_CLASS              a machine or class corestack does not unwind
+ *   -CST_E_TRUNCATED / -CST_E_BAD_NOTE      headers or notes lie about sizes
+ *   -CST_E_NO_THREADS                      no usable NT_PRSTATUS
+ *   -CST_E_NOMEM
+ * Problems that still leave a usable core (a cut note, a missing mapped file) are kept as
+ * warnings, see cst_core_warnings(). */
+int cst_core_open(const char *path, const struct cst_core_options *opt, struct cst_core **out,
+		 char *err, size_t errlen);
+void cst_core_close(struct cst_core *c);
+
+/* The libelf handle of the core (for libdwfl's dwfl_core_file_report). */
+Elf *cst_core_elf(struct cst_core *c);
+const struct cst_arch *cst_core_arch(const struct cst_core *c);
+struct cst_target *cst_core_target(struct cst_core *c);
+
+/* Threads, the crashing one first, then the rest in tid order. */
+size_t cst_core_nthreads(const struct cst_core *c);
+const struct cst_core_thread *cst_core_thread(const struct cst_core *c, size_t i);
+
+const struct cst_core_signal *cst_core_signal(const struct cst_core *c);
+int cst_core_pid(const struct cst_core *c);                 /* from NT_PRPSINFO, else first tid */
+const char *cst_core_fname(const struct cst_core *c);      /* pr_fname, "" if unknown */
+const char *cst_core_psargs(const struct cst_core *c);     /* pr_psargs, "" if unknown */
+/* Path of the main executable: -e if given, else the NT_FILE mapping holding AT_ENTRY,
+ * else NULL. */
+const char *cst_core_executable(const struct cst_core *c);
+/* Value of auxiliary-vector entry TYPE (AT_*, <elf.h>) in *VAL; false when absent. */
+bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val);
+
+size_t cst_core_nmappings(const struct cst_core *c);
+const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t i);
+/* Path on this machine for a path recorded in the core (after -e and --sysroot).  The
+ * result is owned by the core. */
+const char *cst_core_local_path(struct cst_core *c, const char *recorded);
+
+/* Adds a one-line warning (printf format, without the core's name); repeated identical
+ * warnings are kept once, and at most 64 are kept. */
+void cst_core_warn(struct cst_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Warnings collected while reading (one line each), and their count. */
+size_t cst_core_nwarnings(const struct cst_core *c);
+const char *cst_core_warning(const struct cst_core *c, size_t i);
+
+#endif
