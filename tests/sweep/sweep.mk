@@ -8,12 +8,12 @@
 # are the fp and cfi builds through strip.  All are linked with -Wl,-z,now.
 
 SWEEP_DIR     := $(BUILD)/tests/sweep
-SWEEP_NOCFI   := -fno-asynchronous-unwind-tables -fno-unwind-tables
-SWEEP_CFLAGS_fp       := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(SWEEP_NOCFI)
-SWEEP_CFLAGS_fpnoleaf := -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer $(SWEEP_NOCFI)
-SWEEP_CFLAGS_fpcfi    := -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
-SWEEP_CFLAGS_cfi      := -O2
-SWEEP_CFLAGS_g        := -O2 -g -fno-omit-frame-pointer
+# The build variants are the test suite's (tests/tests.mk, included first).
+SWEEP_CFLAGS_fp       := $(TEST_CFLAGS_fp)
+SWEEP_CFLAGS_fpnoleaf := $(TEST_CFLAGS_fpnoleaf)
+SWEEP_CFLAGS_fpcfi    := $(TEST_CFLAGS_fpcfi)
+SWEEP_CFLAGS_cfi      := $(TEST_CFLAGS_cfi)
+SWEEP_CFLAGS_g        := $(TEST_CFLAGS_g)
 SWEEP_VARIANTS := fp fpnoleaf fpcfi cfi g
 SWEEP_STRIPPED := fp cfi
 SWEEP_PROGS    := $(SWEEP_VARIANTS:%=$(SWEEP_DIR)/prog.%) $(SWEEP_STRIPPED:%=$(SWEEP_DIR)/prog.%-stripped)
