@@ -166,7 +166,7 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	uint64_t fp;
 	if (!cst_reg_get(&f->regs, a->fp_reg, &fp))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
-			    "no unwind rule for pc 0x%" PRIx64 " and no frame pointer", f->pc), -CST_E_NO_FUNC;
+			    "no unwind rule for pc 0x%" PRIx64 " and no frame pointer", f->pc);
 	if (fp == 0)
 		return 0;      /* _start and thread entry clear the frame pointer */
 	struct cst_row r = {
