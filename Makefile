@@ -41,7 +41,7 @@ $(BUILD)/corestack: $(CLI_OBJ) $(BUILD)/libcorestack.a
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean deps check demo install bench
+.PHONY: all clean deps check demo install
 
 -include examples/examples.mk
 -include tests/sweep/sweep.mk
@@ -59,3 +59,7 @@ deps:
 		apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null \
 			|| { echo "make deps: apt-get install failed" >&2; exit 1; }; \
 	fi
+
+install: $(BUILD)/corestack
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/corestack $(DESTDIR)$(PREFIX)/bin/corestack
