@@ -20,6 +20,7 @@
 #include "error.h"
 #include "symbols.h"
 #include "unwind.h"
+#include "util.h"
 
 #include <capstone.h>
 #include <elf.h>
@@ -64,13 +65,6 @@ static int prstatus(const uint8_t *d, size_t size, struct cst_regs *out, int *ti
 	*tid = pid;
 	cst_x86_64_from_user_regs(words, out);
 	return 0;
-}
-
-static int32_t rd_s32(const uint8_t *p)
-{
-	int32_t v;
-	memcpy(&v, p, 4);
-	return v;
 }
 
 /* ---- decoded functions ------------------------------------------------------------- */
@@ -563,11 +557,9 @@ static int call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	uint8_t b[5];
 	if (ra < 5 || cst_target_read(u->env->target, ra - 5, b, 5) < 0 || b[0] != 0xe8)
 		return -CST_E_DECODE;
-	int32_t rel;
-	memcpy(&rel, b + 1, 4);
 	site->addr = ra - 5;
 	site->direct = true;
-	site->target = ra + (uint64_t)(int64_t)rel;
+	site->target = ra + (uint64_t)(int64_t)cst_le32s(b + 1);
 	return 0;
 }
 
@@ -632,19 +624,6 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static size_t upper(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t l = 0, h = n;
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-		if (v[mid] <= x)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	return l;
-}
-
 static bool push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 {
 	if (*n == *cap) {
@@ -699,16 +678,16 @@ static void build_entries(struct cst_unwind *u, struct cache *c, struct entry_ta
 		const uint8_t *b = in->bytes;
 		bool jump = false;
 		if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8)
-			t = end + (uint64_t)(int64_t)rd_s32(b + 1);
+			t = end + (uint64_t)(int64_t)cst_le32s(b + 1);
 		else if (in->id == X86_INS_LEA && in->size == 7 && (b[0] & 0xf8) == 0x48 && b[1] == 0x8d &&
 			 (b[2] & 0xc7) == 0x05)
-			t = end + (uint64_t)(int64_t)rd_s32(b + 3);
+			t = end + (uint64_t)(int64_t)cst_le32s(b + 3);
 		else if (in->size == 5 && b[0] == 0xe9)                        /* jmp rel32 */
-			t = end + (uint64_t)(int64_t)rd_s32(b + 1), jump = true;
+			t = end + (uint64_t)(int64_t)cst_le32s(b + 1), jump = true;
 		else if (in->size == 2 && (b[0] == 0xeb || (b[0] & 0xf0) == 0x70)) /* jmp/jcc rel8 */
 			t = end + (uint64_t)(int64_t)(int8_t)b[1], jump = true;
 		else if (in->size == 6 && b[0] == 0x0f && (b[1] & 0xf0) == 0x80) /* jcc rel32 */
-			t = end + (uint64_t)(int64_t)rd_s32(b + 2), jump = true;
+			t = end + (uint64_t)(int64_t)cst_le32s(b + 2), jump = true;
 		if (t < e->lo || t >= e->hi)
 			continue;
 		if (jump) {
@@ -727,7 +706,7 @@ static void build_entries(struct cst_unwind *u, struct cache *c, struct entry_ta
 	for (int round = 0; round < 16; round++) {
 		nfound = 0;
 		for (size_t i = 0; i + 1 < njumps; i += 2) {
-			size_t k = upper(e->starts, e->n, jumps[i]);
+			size_t k = cst_upper_bound(e->starts, e->n, jumps[i]);
 			if (k == 0)
 				continue;
 			uint64_t fstart = e->starts[k - 1], fend = k < e->n ? e->starts[k] : e->hi;
@@ -773,7 +752,7 @@ static int guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 		e->hi = hi;
 		build_entries(u, c, e);
 	}
-	size_t l = upper(e->starts, e->n, addr);
+	size_t l = cst_upper_bound(e->starts, e->n, addr);
 	if (l == 0)
 		return -CST_E_NO_FUNC;
 	memset(fn, 0, sizeof *fn);

@@ -401,51 +401,42 @@ static int cmp_tid(const void *a, const void *b)
 
 /* ---- open ------------------------------------------------------------------------ */
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 static int open_elf(struct cst_core *c, const char *path, char *err, size_t errlen)
 {
 	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (c->fd < 0) {
 		int e = errno;
-		return fail(err, errlen, e == ENOENT ? -CST_E_NOENT : e == EACCES ? -CST_E_PERM : -CST_E_IO,
+		return cst_fail(err, errlen, e == ENOENT ? -CST_E_NOENT : e == EACCES ? -CST_E_PERM : -CST_E_IO,
 			    "%s", strerror(e));
 	}
 	struct stat st;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return fail(err, errlen, -CST_E_IO, "not a regular file");
+		return cst_fail(err, errlen, -CST_E_IO, "not a regular file");
 	if (st.st_size < EI_NIDENT)
-		return fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
+		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
 			    (long long)st.st_size);
 	elf_version(EV_CURRENT);
 	c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
 	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF)
-		return fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file");
+		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file");
 	c->image = (const uint8_t *)elf_rawfile(c->elf, &c->size);
 	if (!c->image)
-		return fail(err, errlen, -CST_E_IO, "cannot map the file: %s", elf_errmsg(-1));
+		return cst_fail(err, errlen, -CST_E_IO, "cannot map the file: %s", elf_errmsg(-1));
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(c->elf, &eh))
-		return fail(err, errlen, -CST_E_TRUNCATED, "ELF header unreadable: %s", elf_errmsg(-1));
+		return cst_fail(err, errlen, -CST_E_TRUNCATED, "ELF header unreadable: %s", elf_errmsg(-1));
 	if (eh.e_type != ET_CORE)
-		return fail(err, errlen, -CST_E_NOT_CORE, "an ELF %s, not a core file",
+		return cst_fail(err, errlen, -CST_E_NOT_CORE, "an ELF %s, not a core file",
 			    eh.e_type == ET_EXEC ? "executable" : eh.e_type == ET_DYN ?
 			    "shared object or PIE executable" : eh.e_type == ET_REL ? "object file" : "file");
 	int cls = eh.e_ident[EI_CLASS];
 	c->arch = cst_arch_find(eh.e_machine, cls);
 	if (!c->arch)
-		return fail(err, errlen, -CST_E_ARCH, "core of an unsupported architecture (e_machine %u, %s)",
+		return cst_fail(err, errlen, -CST_E_ARCH, "core of an unsupported architecture (e_machine %u, %s)",
 			    eh.e_machine, cls == ELFCLASS64 ? "64-bit" : cls == ELFCLASS32 ? "32-bit" : "bad class");
 	int data = eh.e_ident[EI_DATA];
 	if (data != (c->arch->big_endian ? ELFDATA2MSB : ELFDATA2LSB))
-		return fail(err, errlen, -CST_E_CLASS, "byte order does not match e_machine %u", eh.e_machine);
+		return cst_fail(err, errlen, -CST_E_CLASS, "byte order does not match e_machine %u", eh.e_machine);
 	return 0;
 }
 
@@ -454,7 +445,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 {
 	struct cst_core *c = calloc(1, sizeof *c);
 	if (!c)
-		return fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	c->fd = -1;
 	*out = NULL;
 	int rc = open_elf(c, path, err, errlen);
@@ -465,19 +456,19 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 
 	size_t nph;
 	if (elf_getphdrnum(c->elf, &nph) < 0) {
-		rc = fail(err, errlen, -CST_E_TRUNCATED, "program headers unreadable: %s", elf_errmsg(-1));
+		rc = cst_fail(err, errlen, -CST_E_TRUNCATED, "program headers unreadable: %s", elf_errmsg(-1));
 		goto bad;
 	}
 	GElf_Ehdr eh;
 	gelf_getehdr(c->elf, &eh);
 	if (eh.e_phoff >= c->size || nph > (c->size - eh.e_phoff) / (eh.e_phentsize ? eh.e_phentsize : 1)) {
-		rc = fail(err, errlen, -CST_E_TRUNCATED, "program headers (%zu at offset %llu) lie beyond the end of the file",
+		rc = cst_fail(err, errlen, -CST_E_TRUNCATED, "program headers (%zu at offset %llu) lie beyond the end of the file",
 			  nph, (unsigned long long)eh.e_phoff);
 		goto bad;
 	}
 	c->loads = calloc(nph ? nph : 1, sizeof *c->loads);
 	if (!c->loads) {
-		rc = fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto bad;
 	}
 	bool cut = false;
@@ -487,7 +478,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			continue;
 		if (ph.p_type == PT_NOTE) {
 			if ((rc = parse_notes(c, &ph)) < 0) {
-				fail(err, errlen, rc, "%s", cst_strerror(rc));
+				cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
 				goto bad;
 			}
 		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
@@ -510,7 +501,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		cst_core_warn(c, "file is truncated: some memory segments are missing");
 	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
-		rc = fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
+		rc = cst_fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
 			  c->nwarnings ? " (the notes are damaged)" : "");
 		goto bad;
 	}

@@ -6,6 +6,8 @@
 #ifndef CST_ERROR_H
 #define CST_ERROR_H
 
+#include <stddef.h>
+
 #define CST_ERRORS(X) \
 	X(CST_OK,          "success") \
 	X(CST_E_NOMEM,     "out of memory") \
@@ -38,5 +40,10 @@ enum cst_error {
 
 /* Message for CODE (positive or negative); never NULL. */
 const char *cst_strerror(int code);
+
+/* Writes a one-line reason (printf FMT) into ERR (ERRLEN bytes) and returns CODE: for
+ * functions that return a negative code with a reason for the user. */
+int cst_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -82,35 +82,24 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 {
 	*out = NULL;
 #ifndef __x86_64__
-	return fail(err, errlen, -CST_E_ARCH, "live processes are supported on x86-64 hosts only");
+	return cst_fail(err, errlen, -CST_E_ARCH, "live processes are supported on x86-64 hosts only");
 #endif
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	struct cst_live *l = calloc(1, sizeof *l);
 	if (!l)
-		return fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	l->pid = pid;
 	int rc = 0;
 	/* Threads may be created while we attach: scan until a pass finds no new one. */
 	for (int pass = 0; pass < 100; pass++) {
 		DIR *d = opendir(path);
 		if (!d) {
-			rc = fail(err, errlen, -CST_E_NOENT, "no process %d", (int)pid);
+			rc = cst_fail(err, errlen, -CST_E_NOENT, "no process %d", (int)pid);
 			goto bad;
 		}
 		bool added = false;
@@ -126,7 +115,7 @@ int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 				if (en == ESRCH)
 					continue;          /* exited meanwhile */
 				closedir(d);
-				rc = fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
+				rc = cst_fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
 					  "cannot attach to thread %d of process %d: %s%s", tid, (int)pid,
 					  strerror(en), en == EPERM ?
 					  " (another tracer, /proc/sys/kernel/yama/ptrace_scope, or not your process)" : "");
@@ -141,7 +130,7 @@ int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 				if (!p) {
 					closedir(d);
 					ptrace(PTRACE_DETACH, tid, NULL, NULL);
-					rc = fail(err, errlen, -CST_E_NOMEM, "out of memory");
+					rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 					goto bad;
 				}
 				l->threads = p;
@@ -157,7 +146,7 @@ int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 			break;
 	}
 	if (l->n == 0) {
-		rc = fail(err, errlen, -CST_E_NOENT, "no threads in process %d", (int)pid);
+		rc = cst_fail(err, errlen, -CST_E_NOENT, "no threads in process %d", (int)pid);
 		goto bad;
 	}
 	qsort(l->threads, l->n, sizeof *l->threads, cmp_thread);
@@ -169,7 +158,7 @@ int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 		}
 	rc = cst_live_open_target(pid, &l->target);
 	if (rc < 0) {
-		fail(err, errlen, rc, "cannot open /proc/%d/mem", (int)pid);
+		cst_fail(err, errlen, rc, "cannot open /proc/%d/mem", (int)pid);
 		goto bad;
 	}
 	*out = l;

@@ -2,6 +2,7 @@
 #include "symbols.h"
 #include "core.h"
 #include "error.h"
+#include "util.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -30,13 +31,6 @@ static struct module_info *module_info(Dwfl_Module *mod)
 	return *userdata;
 }
 
-static int32_t rd_s32(const uint8_t *p)
-{
-	int32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* Function starts from the module's .eh_frame_hdr search table (PT_GNU_EH_FRAME; LSB
  * Core Specification, "Exception Frames": version 1, then the encodings of eh_frame_ptr,
  * fde_count and the table).  Only the layout GNU ld writes is read: a 4-byte eh_frame_ptr,
@@ -60,14 +54,14 @@ static void read_fde_starts(Dwfl_Module *mod, struct module_info *mi)
 		const uint8_t *h = d->d_buf;
 		if (h[0] != 1 || (h[1] & 0x0f) != 0x0b || h[2] != 0x03 || h[3] != 0x3b)
 			return;
-		uint32_t count = (uint32_t)rd_s32(h + 8);
+		uint32_t count = (uint32_t)cst_le32s(h + 8);
 		if (count > (d->d_size - 12) / 8)
 			return;
 		mi->fde_starts = malloc((count ? count : 1) * sizeof *mi->fde_starts);
 		if (!mi->fde_starts)
 			return;
 		for (uint32_t k = 0; k < count; k++)
-			mi->fde_starts[k] = ph.p_vaddr + (uint64_t)(int64_t)rd_s32(h + 12 + 8 * k) + bias;
+			mi->fde_starts[k] = ph.p_vaddr + (uint64_t)(int64_t)cst_le32s(h + 12 + 8 * k) + bias;
 		mi->nfdes = count;
 		return;
 	}
@@ -82,14 +76,7 @@ static bool fde_bounds(struct cst_symbols *s, Dwfl_Module *mod, uint64_t addr, u
 		return false;
 	if (!mi->fdes_read)
 		read_fde_starts(mod, mi);
-	size_t lo = 0, hi = mi->nfdes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (mi->fde_starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = cst_upper_bound(mi->fde_starts, mi->nfdes, addr);
 	if (lo == 0)
 		return false;
 	*start = mi->fde_starts[lo - 1];
@@ -499,12 +486,6 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)
 {
 	return module_at(s, addr) != NULL;
-}
-
-bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr)
-{
-	struct cst_func fn;
-	return cst_symbols_func(s, addr, &fn) == 0 && fn.start == addr && fn.name;
 }
 
 const char *cst_symbols_base_name(const char *name, char *buf, size_t len)

@@ -54,9 +54,6 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
 /* True when a module of the target covers ADDR. */
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
 
-/* True when ADDR is the first byte of a function symbol. */
-bool cst_symbols_is_entry(struct cst_symbols *s, uint64_t addr);
-
 /* The CFI row for ADDR (a lookup address) from .eh_frame, else .debug_frame.  Returns a
  * Dwarf_Frame the caller frees with free(), or NULL when no CFI covers ADDR; *BIAS (when
  * not NULL) receives the module's load bias (target address - CFI address). */

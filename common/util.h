@@ -1,0 +1,32 @@
+/* Small helpers shared by common/: a search of sorted address tables and a reader of
+ * little-endian fields in raw bytes. */
+#ifndef CST_UTIL_H
+#define CST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Number of elements of V (N sorted addresses) that are <= X: the element before that
+ * index is the last one at or below X. */
+static inline size_t cst_upper_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The signed 32-bit little-endian value at P (x86 displacements, .eh_frame_hdr fields). */
+static inline int32_t cst_le32s(const uint8_t *p)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (int32_t)v;
+}
+
+#endif
