@@ -127,15 +127,27 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
-	if (doc)
+	if (doc) {
 		bt_json_add_thread(doc, &t);
-	else
+	} else {
 		bt_print_thread_text(stdout, &t, &o->bt);
+		fflush(stdout);          /* each thread as soon as it is walked */
+	}
 	int partial = t.rc < 0;
 	if (partial)
 		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, tid, t.stop);
 	bt_thread_free(&t);
 	return partial;
+}
+
+/* Starts the output for process P: prints the text header, or returns the JSON document
+ * the threads are added to. */
+static struct json_object *begin_output(const struct options *o, const struct bt_process *p)
+{
+	if (o->json)
+		return bt_json_process(p);
+	bt_print_process_text(stdout, p);
+	return NULL;
 }
 
 static int run_core(const struct options *o)
@@ -172,16 +184,12 @@ static int run_core(const struct options *o)
 		.arch = cst_core_arch(core), .target = cst_core_target(core), .syms = syms,
 		.max_frames = o->max_frames,
 	};
-	struct json_object *doc = o->json ? bt_json_process(&p) : NULL;
-	if (!doc)
-		bt_print_process_text(stdout, &p);
+	struct json_object *doc = begin_output(o, &p);
 	int partial = 0;
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
 				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc, o->core);
-		if (!doc)
-			fflush(stdout);
 	}
 	if (doc)
 		bt_json_print(stdout, doc);
@@ -224,14 +232,12 @@ static int run_live(const struct options *o)
 		.arch = &cst_arch_x86_64, .target = cst_live_target(l), .syms = syms,
 		.max_frames = o->max_frames,
 	};
-	struct json_object *doc = o->json ? bt_json_process(&p) : NULL;
-	if (!doc)
-		bt_print_process_text(stdout, &p);
+	struct json_object *doc = begin_output(o, &p);
+	char what[32];
+	snprintf(what, sizeof what, "process %d", o->pid);
 	int partial = 0;
 	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
 		const struct cst_live_thread *t = cst_live_thread(l, i);
-		char what[32];
-		snprintf(what, sizeof what, "process %d", o->pid);
 		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc, what);
 	}
 	cst_live_detach(l);
