@@ -91,6 +91,15 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 	return -CST_E_NO_FUNC;
 }
 
+/* The function of the current frame: looked up once per frame, for the outermost check,
+ * the instruction analysis and the tail-call check. */
+static const struct cst_func *cur_func(struct cst_unwind *u)
+{
+	if (u->cur_fn_state == 0)
+		u->cur_fn_state = cst_unwind_func(u, u->cur.lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
+	return u->cur_fn_state > 0 ? &u->cur_fn : NULL;
+}
+
 /* ---- finding the caller ---------------------------------------------------------- */
 
 /* Applies a rule row (from the instruction analysis or the frame-pointer rule) to F. */
@@ -118,7 +127,7 @@ static int apply_row(struct cst_unwind *u, const struct cst_frame *f, const stru
 	return 1;
 }
 
-/* Finds the caller of F.  Returns 1 (C filled, *FP_RECORD says whether F's frame record was
+/* Finds the caller of F (the cursor's current frame).  Returns 1 (C filled, *FP_RECORD says whether F's frame record was
  * set up), 0 at the outermost frame, or a negative code. */
 static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c, bool *fp_record)
 {
@@ -146,10 +155,10 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	}
 
 	/* 2. the function's instructions */
-	struct cst_func fn;
-	if (a->analyse && cst_unwind_func(u, f->lookup_pc, &fn) == 0) {
+	const struct cst_func *fn = a->analyse ? cur_func(u) : NULL;
+	if (fn) {
 		struct cst_row r;
-		if (a->analyse(u, &fn, f->lookup_pc, &r) == 0) {
+		if (a->analyse(u, fn, f->lookup_pc, &r) == 0) {
 			int rc = apply_row(u, f, &r, c);
 			if (rc > 0) {
 				f->cfa = c->cfa;
@@ -253,28 +262,25 @@ static void queue_push(struct cst_unwind *u, const struct cst_frame *f)
 		u->queue[(u->qhead + u->qlen++) % n] = *f;
 }
 
-/* Queues the frames of the functions that tail-called away between callee F and caller C. */
-static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_frame *c)
+/* Queues the frames of the functions that tail-called away between callee F (function
+ * CALLEE) and caller C (function CALLER, NULL when unknown). */
+static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
+				 const struct cst_frame *c, const struct cst_func *caller)
 {
 	const struct cst_arch *a = u->env->arch;
-	struct cst_symbols *syms = u->env->syms;
-	if (!syms || !a->call_before || c->signal_frame || f->signal_frame)
+	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
-	struct cst_func callee, caller;
-	if (cst_unwind_func(u, f->lookup_pc, &callee) < 0)
-		return;
-	bool have_caller = cst_unwind_func(u, c->lookup_pc, &caller) == 0;
 	struct cst_call_site site;
-	if (a->call_before(u, have_caller ? &caller : NULL, c->pc, &site) < 0 || !site.direct)
+	if (a->call_before(u, caller, c->pc, &site) < 0 || !site.direct)
 		return;
 	uint64_t t = through_stubs(u, site.target);
 	struct cst_func tf;
-	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, &callee))
+	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */
 
-	struct path_search ps = { .callee = &callee, .budget = 256 };
+	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
 	struct cst_frame s;
 	memset(&s, 0, sizeof s);
@@ -304,15 +310,15 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 
 /* Functions that begin a thread's stack: the walk ends cleanly after them even when their
  * CFI does not say so (glibc: sysdeps/x86_64/start.S, clone.S, clone3.S). */
-static bool outermost_function(struct cst_unwind *u, const struct cst_frame *f)
+static bool outermost_function(struct cst_unwind *u)
 {
 	static const char *const names[] = { "_start", "__clone", "clone", "__clone3", "clone3",
 					     "_dl_start_user", NULL };
-	struct cst_func fn;
-	if (!u->env->syms || cst_symbols_func(u->env->syms, f->lookup_pc, &fn) < 0 || !fn.name)
+	const struct cst_func *fn = cur_func(u);
+	if (!fn || !fn->name)
 		return false;
 	char base[256];
-	cst_symbols_base_name(fn.name, base, sizeof base);
+	cst_symbols_base_name(fn->name, base, sizeof base);
 	for (int i = 0; names[i]; i++)
 		if (strcmp(base, names[i]) == 0)
 			return true;
@@ -357,7 +363,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_frame *f = &u->cur, c;
 	bool fp_record;
 	u->stop_detail[0] = 0;
-	if (outermost_function(u, f))
+	if (outermost_function(u))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	int rc = find_caller(u, f, &c, &fp_record);
 	if (rc == 0)
@@ -397,9 +403,13 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	}
 	if (u->cur_is_context && !fp_record)
 		c.marker = CST_MARK_RECOVERED_CALLER;
-	find_lost_tail_calls(u, f, &c);
+	struct cst_func caller;
+	int caller_state = cst_unwind_func(u, c.lookup_pc, &caller) == 0 ? 1 : -1;
+	find_lost_tail_calls(u, f, cur_func(u), &c, caller_state > 0 ? &caller : NULL);
 	bool interrupted = f->signal_frame;
 	u->cur = c;
+	u->cur_fn = caller;
+	u->cur_fn_state = caller_state;
 	u->cur_is_context = interrupted;
 	queue_push(u, &c);
 	return hand_out(u, out);

@@ -85,6 +85,8 @@ struct cst_unwind_env {
 struct cst_unwind {
 	struct cst_unwind_env *env;
 	struct cst_frame cur;     /* the last real frame found */
+	struct cst_func cur_fn;   /* cur's function, once looked up */
+	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, -1 no function known */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
 	struct cst_frame queue[CST_MAX_TAIL_DEPTH + 2];
 	int qhead, qlen;
