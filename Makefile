@@ -45,9 +45,13 @@ clean:
 
 -include examples/examples.mk
 -include tests/sweep/sweep.mk
+# Each part of the project may add rules, `check`/`all` prerequisites and DEB_PACKAGES in its
+# own fragment (plugin/plugin.mk, tests/sparc/sparc.mk, ...).
+-include $(filter-out tests/tests.mk examples/examples.mk tests/sweep/sweep.mk,\
+           $(sort $(wildcard */*.mk tests/*/*.mk)))
 
 # Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
-DEB_PACKAGES := gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
+DEB_PACKAGES += gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
                 libreadline-dev gdb python3 elfutils libc6-dbg
 
 deps:
