@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define STACK_MAX 64
 
@@ -121,6 +122,7 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 	if (rc < 0)
 		return rc;
 	cst_regs_clear(out);
+	memset(u->step_origin.how, 0, sizeof u->step_origin.how);
 	bool ra_defined = false;
 	uint64_t fp_slot = 0;
 	for (int r = 0; r < arch->nregs; r++) {
@@ -129,8 +131,10 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 			continue;
 		uint64_t v;
 		if (nops == 0) {
-			if (ops == NULL && cst_reg_get(in, r, &v))   /* same value */
+			if (ops == NULL && cst_reg_get(in, r, &v)) { /* same value */
 				cst_reg_set(out, r, v);
+				cst_origin_set(&u->step_origin, r, CST_REG_SAME, 0);
+			}
 			continue;                                    /* undefined */
 		}
 		rc = eval(u, ops, nops, in, cfa, true, bias, &v, &is_value);
@@ -138,10 +142,11 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 			return rc;
 		if (rc < 0)
 			continue;
+		uint64_t addr = 0;
 		if (!is_value) {
 			if (r == arch->fp_reg)
 				fp_slot = v;
-			uint64_t addr = v;
+			addr = v;
 			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
 				if (r != arch->pc_reg)
 					continue;        /* a register we could not read stays unknown */
@@ -150,6 +155,7 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 			}
 		}
 		cst_reg_set(out, r, v);
+		cst_origin_set(&u->step_origin, r, is_value ? CST_REG_COMPUTED : CST_REG_SAVED, addr);
 		if (r == arch->pc_reg)
 			ra_defined = true;
 	}
@@ -157,6 +163,7 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		return 0;
 	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2; SPARC: %sp of the caller). */
 	cst_reg_set(out, arch->sp_reg, cfa);
+	cst_origin_set(&u->step_origin, arch->sp_reg, CST_REG_CFA, 0);
 	uint64_t fp;
 	if (fp_slot && cst_reg_get(in, arch->fp_reg, &fp) && fp == fp_slot &&
 	    fp_slot == cfa - 2 * arch->addr_size)

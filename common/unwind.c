@@ -47,6 +47,9 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc;
 	f->found_by = CST_FOUND_CONTEXT;
+	for (int r = 0; r < CST_NREGS; r++)
+		if (cst_reg_valid(regs, r))
+			cst_origin_set(&f->origin, r, CST_REG_CONTEXT, 0);
 	u->cur_is_context = true;
 	return 0;
 }
@@ -117,12 +120,18 @@ static int apply_row(struct cst_unwind *u, const struct cst_frame *f, const stru
 	}
 	cst_regs_clear(&c->regs);
 	cst_reg_set(&c->regs, a->pc_reg, ra);
+	cst_origin_set(&c->origin, a->pc_reg, CST_REG_SAVED, cfa + (uint64_t)row->ra_off);
 	cst_reg_set(&c->regs, a->sp_reg, cfa);
-	if (row->fp_rule == CST_FP_SAME && cst_reg_get(&f->regs, a->fp_reg, &fp))
+	cst_origin_set(&c->origin, a->sp_reg, CST_REG_CFA, 0);
+	c->origin.callee_cfa = cfa;
+	if (row->fp_rule == CST_FP_SAME && cst_reg_get(&f->regs, a->fp_reg, &fp)) {
 		cst_reg_set(&c->regs, a->fp_reg, fp);
-	else if (row->fp_rule == CST_FP_SAVED &&
-		 cst_target_read_word(u->env->target, cfa + (uint64_t)row->fp_off, a->addr_size, &fp) == 0)
+		cst_origin_set(&c->origin, a->fp_reg, CST_REG_SAME, 0);
+	} else if (row->fp_rule == CST_FP_SAVED &&
+		   cst_target_read_word(u->env->target, cfa + (uint64_t)row->fp_off, a->addr_size, &fp) == 0) {
 		cst_reg_set(&c->regs, a->fp_reg, fp);
+		cst_origin_set(&c->origin, a->fp_reg, CST_REG_SAVED, cfa + (uint64_t)row->fp_off);
+	}
 	c->cfa = cfa;
 	return 1;
 }
@@ -147,6 +156,8 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 		if (rc > 0) {
 			f->cfa = cfa;
 			c->found_by = CST_FOUND_CFI;
+			c->origin = u->step_origin;
+			c->origin.callee_cfa = cfa;
 			return 1;
 		}
 		if (rc == -CST_E_MEMORY)

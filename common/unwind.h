@@ -49,6 +49,32 @@ enum cst_marker { CST_MARK_NONE, CST_MARK_RECOVERED_CALLER, CST_MARK_LOST_TAIL_C
 /* "recovered caller", "lost tail call", or NULL for CST_MARK_NONE. */
 const char *cst_marker_name(enum cst_marker m);
 
+/* How one register of a frame was recovered from the frame below it (the distinction gdb
+ * keeps in frame-unwind.h: got_memory, got_register, got_optimized).  Shown by the
+ * interactive shell's `info frame`. */
+enum cst_reg_how {
+	CST_REG_UNKNOWN,         /* not recovered, or by a strategy that does not record it */
+	CST_REG_CONTEXT,         /* the thread's registers (frame 0 or a live context) */
+	CST_REG_SAME,            /* the callee's value, unchanged (CFI same-value) */
+	CST_REG_SAVED,           /* read from the target at where[] */
+	CST_REG_CFA,             /* the callee's canonical frame address (the stack pointer) */
+	CST_REG_COMPUTED,        /* computed by a CFI expression or from another register */
+};
+
+struct cst_reg_origin {
+	uint8_t how[CST_NREGS];     /* enum cst_reg_how, by DWARF number */
+	uint64_t where[CST_NREGS];  /* target address read, for CST_REG_SAVED */
+	uint64_t callee_cfa;        /* the CFA of the frame these registers were recovered from */
+};
+
+static inline void cst_origin_set(struct cst_reg_origin *o, int reg, enum cst_reg_how how, uint64_t where)
+{
+	if (reg >= 0 && reg < CST_NREGS) {
+		o->how[reg] = (uint8_t)how;
+		o->where[reg] = where;
+	}
+}
+
 struct cst_frame {
 	unsigned index;          /* 0 = innermost */
 	uint64_t pc;             /* resume address (return address for callers) */
@@ -60,6 +86,7 @@ struct cst_frame {
 	bool signal_frame;       /* the frame of a signal trampoline (its caller was interrupted) */
 	char note[112];          /* detail for -v: ambiguous tail-call paths and the like */
 	struct cst_regs regs;     /* registers by DWARF number, valid bits set where known */
+	struct cst_reg_origin origin;  /* how each register in regs was recovered */
 };
 
 /* Why a walk ended. */
@@ -94,6 +121,7 @@ struct cst_unwind {
 	bool started;
 	enum cst_stop stop;
 	char stop_detail[128];
+	struct cst_reg_origin step_origin;  /* what cst_cfi_step recorded for the caller it computed */
 };
 
 /* Prepares a walk of the thread whose registers are REGS (DWARF numbers; pc, sp and fp of
@@ -117,7 +145,8 @@ void cst_unwind_env_free(struct cst_unwind_env *env);
  * registers are IN with the CFI row FRAME (module load bias BIAS).  Fills OUT and *CFA;
  * *FP_RECORD is set when the callee's frame record is set up (fp = CFA - 2 words and the
  * caller's fp is saved there).  Returns 1, 0 when the return address is undefined
- * (outermost frame), -CST_E_MEMORY, or -CST_E_CFI for an expression it cannot evaluate. */
+ * (outermost frame), -CST_E_MEMORY, or -CST_E_CFI for an expression it cannot evaluate.
+ * How each register of OUT was recovered is recorded in U->step_origin. */
 int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa, bool *fp_record);
 
