@@ -1,5 +1,6 @@
 /* Walking and symbolizing one thread.  See backtrace.h. */
 #include "backtrace.h"
+#include "core.h"
 #include "error.h"
 
 #include <signal.h>
@@ -78,4 +79,24 @@ const char *bt_signal_name(int signo)
 	else
 		snprintf(buf, sizeof buf, "signal %d", signo);
 	return buf;
+}
+
+void bt_process_from_core(struct bt_process *p, struct cst_core *core, const char *path)
+{
+	const struct cst_core_signal *sig = cst_core_signal(core);
+	const struct cst_core_thread *first = cst_core_thread(core, 0);
+	*p = (struct bt_process){
+		.core = path, .executable = cst_core_executable(core), .arch = cst_core_arch(core)->name,
+		.pid = cst_core_pid(core), .fname = cst_core_fname(core), .psargs = cst_core_psargs(core),
+	};
+	if (sig->present) {
+		p->has_signal = true;
+		p->signo = sig->signo;
+		p->code = sig->code;
+		p->has_addr = sig->has_addr;
+		p->addr = sig->addr;
+	} else if (first->cursig) {
+		p->has_signal = true;
+		p->signo = first->cursig;
+	}
 }

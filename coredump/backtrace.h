@@ -37,6 +37,11 @@ struct bt_process {
 	const char *fname, *psargs;
 };
 
+struct cst_core;
+/* Fills P from core CORE opened from file PATH: executable, architecture, pid, command and
+ * signal (NT_SIGINFO, else the first thread's pr_cursig).  The strings belong to CORE. */
+void bt_process_from_core(struct bt_process *p, struct cst_core *core, const char *path);
+
 /* Walks the thread whose registers are REGS and symbolizes its frames into T.  Returns 0,
  * or -CST_E_NOMEM. */
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
@@ -53,6 +58,8 @@ struct bt_options {
 /* Text close to gdb's `bt`: a header for the process, then one block per thread. */
 void bt_print_process_text(FILE *out, const struct bt_process *p);
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+/* One frame's line (and its provenance line with O->verbose), as in bt_print_thread_text. */
+void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o);
 
 /* JSON (schema version 1, README "JSON output"): the process object with an empty
  * "threads" array to which bt_json_add_thread appends; bt_json_print writes and frees it. */

@@ -7,6 +7,7 @@
 #include "core.h"
 #include "error.h"
 #include "live.h"
+#include "shell.h"
 #include "symbols.h"
 
 #include <getopt.h>
@@ -26,12 +27,14 @@
 static const char usage_text[] =
 	"usage: corestack [options] CORE\n"
 	"       corestack [options] -p PID\n"
+	"       corestack [options] -i CORE\n"
 	"Print the backtrace of every thread of an ELF core file (the crashing thread first)\n"
 	"or of a live process, marking the frames a frame-pointer walk loses.\n"
 	"\n"
 	"  -e, --executable FILE  the program's executable, when the path in the core is not right\n"
 	"      --sysroot DIR      look up the core's mapped files under DIR\n"
 	"  -p, --pid PID          a live process (attached with ptrace, then released)\n"
+	"  -i, --interactive      a shell over the core: bt, frame, info frame, x, disassemble...\n"
 	"  -j, --json             one JSON document (schema in README.md)\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
@@ -46,6 +49,7 @@ struct options {
 	const char *core, *executable, *sysroot;
 	int pid;
 	bool json;
+	bool interactive;
 	unsigned max_frames;
 	struct bt_options bt;
 };
@@ -66,6 +70,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "interactive", no_argument, NULL, 'i' },
 		{ "max-frames", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "color", required_argument, NULL, OPT_COLOR },
@@ -77,7 +82,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 	char *end;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:p:jn:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:p:ijn:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': o->executable = optarg; break;
 		case OPT_SYSROOT: o->sysroot = optarg; break;
@@ -87,6 +92,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("-p: '%s' is not a process id", optarg);
 			break;
 		case 'j': o->json = true; break;
+		case 'i': o->interactive = true; break;
 		case 'n': {
 			long n = strtol(optarg, &end, 10);
 			if (*end || n <= 0 || n > 1000000)
@@ -115,6 +121,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return usage_error("%s", o->pid ? "-p takes no core file" : "one core file expected");
 	if (!o->pid)
 		o->core = argv[optind];
+	if (o->interactive && (o->pid || o->json))
+		return usage_error("%s", o->pid ? "-i needs a core file, not -p" : "-i and --json do not go together");
 	return 0;
 }
 
@@ -254,5 +262,9 @@ int main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
+	if (o.interactive) {
+		struct cst_core_options copt = { .executable = o.executable, .sysroot = o.sysroot };
+		return shell_run(o.core, &copt, o.max_frames, &o.bt);
+	}
 	return o.pid ? run_live(&o) : run_core(&o);
 }

@@ -36,50 +36,53 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
+void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
+{
+	const struct cst_location *l = &b->loc;
+	if (b->inlined)
+		fprintf(out, "#%-2u %18s    ", b->number, "");
+	else
+		fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->number, b->f.pc);
+	if (o->color)
+		fputs(C_FUNC, out);
+	if (l->function)
+		fprintf(out, "%s", l->function);
+	else if (l->module)
+		fprintf(out, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
+	else
+		fputs("??", out);
+	if (o->color)
+		fputs(C_RESET, out);
+	fputs(" ()", out);
+	if (l->file)
+		fprintf(out, " at %s:%d", l->file, l->line);
+	else if (l->module)
+		fprintf(out, " from %s", l->module);
+	if (l->mismatch)
+		fputs(" (build-id mismatch)", out);
+	const char *m = cst_marker_name(b->f.marker);
+	if (m)
+		fprintf(out, o->color ? "  " C_MARK "[%s]" C_RESET : "  [%s]", m);
+	fputc('\n', out);
+	if (o->verbose && !b->inlined) {
+		fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
+			cst_found_by_description(b->f.found_by));
+		if (b->f.cfa)
+			fprintf(out, ", cfa 0x%" PRIx64, b->f.cfa);
+		if (b->f.note[0])
+			fprintf(out, "; %s", b->f.note);
+		fputc('\n', out);
+	}
+}
+
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashed)
 		fprintf(out, " (crashed: %s)", bt_signal_name(t->cursig));
 	fputc('\n', out);
-	for (size_t i = 0; i < t->n; i++) {
-		const struct bt_frame *b = &t->frames[i];
-		const struct cst_location *l = &b->loc;
-		if (b->inlined)
-			fprintf(out, "#%-2u %18s    ", b->number, "");
-		else
-			fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->number, b->f.pc);
-		if (o->color)
-			fputs(C_FUNC, out);
-		if (l->function)
-			fprintf(out, "%s", l->function);
-		else if (l->module)
-			fprintf(out, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
-		else
-			fputs("??", out);
-		if (o->color)
-			fputs(C_RESET, out);
-		fputs(" ()", out);
-		if (l->file)
-			fprintf(out, " at %s:%d", l->file, l->line);
-		else if (l->module)
-			fprintf(out, " from %s", l->module);
-		if (l->mismatch)
-			fputs(" (build-id mismatch)", out);
-		const char *m = cst_marker_name(b->f.marker);
-		if (m)
-			fprintf(out, o->color ? "  " C_MARK "[%s]" C_RESET : "  [%s]", m);
-		fputc('\n', out);
-		if (o->verbose && !b->inlined) {
-			fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
-				cst_found_by_description(b->f.found_by));
-			if (b->f.cfa)
-				fprintf(out, ", cfa 0x%" PRIx64, b->f.cfa);
-			if (b->f.note[0])
-				fprintf(out, "; %s", b->f.note);
-			fputc('\n', out);
-		}
-	}
+	for (size_t i = 0; i < t->n; i++)
+		bt_print_frame_text(out, &t->frames[i], o);
 	if (t->rc < 0 || t->n == 0)
 		fprintf(out, "(walk stopped: %s)\n", t->stop);
 }
