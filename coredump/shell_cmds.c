@@ -218,8 +218,12 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	size_t ri;
 	long ci = real_caller(t, sh->cur_frame, &ri);
 	/* this frame's CFA: what its caller's registers were recovered with */
-	uint64_t cfa = ci >= 0 ? t->frames[ci].f.origin.callee_cfa : 0;
-	if (cfa)
+	bool tail = f->found_by == CST_FOUND_TAIL_CALL;
+	uint64_t cfa = ci >= 0 && !tail ? t->frames[ci].f.origin.callee_cfa : 0;
+	if (tail)
+		fprintf(sh->out, "Stack level %u (a lost tail call: no frame of its own on the stack):\n",
+			b->number);
+	else if (cfa)
 		fprintf(sh->out, "Stack level %u, frame at 0x%" PRIx64 ":\n", b->number, cfa);
 	else
 		fprintf(sh->out, "Stack level %u (CFA not known: the walk did not go past this frame):\n",
@@ -245,7 +249,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 		fprintf(sh->out, " signal frame: its caller was interrupted\n");
 	if (b->inlined)
 		fprintf(sh->out, " inlined into frame %zu: the registers are that frame's\n", ri);
-	if (f->found_by == CST_FOUND_TAIL_CALL) {
+	if (tail) {
 		fprintf(sh->out, " a lost tail call: no registers of its own; it was left by the jump at pc\n");
 		return 0;
 	}

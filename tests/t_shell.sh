@@ -1,0 +1,88 @@
+#!/bin/bash
+# The interactive shell, corestack -i: scripted input on cores of the test programs
+# (tests/shell/check_shell.py compares each command's output with corestack --json, the
+# CLI's text, the core's bytes and objdump), then one session in a real terminal under
+# tmux: Tab completion of a symbol name, history recall with the Up arrow, the history
+# file kept across sessions.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+cd "$(dirname "$0")/.." || exit 0
+BUILD=${BUILD:-build}
+case $BUILD in /*) CS=$BUILD/corestack; T=$BUILD/tests ;; *) CS=$(pwd)/$BUILD/corestack; T=$(pwd)/$BUILD/tests ;; esac
+W=$(mktemp -d)
+SOCK=cst-shell-$$
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$W"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+for p in segv-g threads-g tail-fp leaf-fp; do
+	[ -x "$T/$p" ] || { skip shell "no $T/$p (make test-progs)"; exit 0; }
+done
+mk() { python3 tests/lib/mkcore.py "$@" 2>"$W/mkcore.err" || { fail "shell-core-$2" "$(cat "$W/mkcore.err")"; return 1; }; }
+args=()
+mk crash "$W/segv.core" "$T/segv-g" && args+=(--segv "$W/segv.core" "$T/segv-g")
+mk crash "$W/threads.core" "$T/threads-g" && args+=(--threads "$W/threads.core")
+mk crash "$W/tail.core" "$T/tail-fp" crash && args+=(--tail "$W/tail.core")
+mk stop "$W/leaf.core" "$T/leaf-fp" leaf entry && args+=(--leaf "$W/leaf.core")
+python3 tests/shell/check_shell.py "$CS" "${args[@]}"
+
+# --- a real terminal
+[ -f "$W/segv.core" ] || exit 0
+if ! command -v tmux >/dev/null; then
+	skip shell-tmux "tmux is not installed"
+	exit 0
+fi
+mkdir -p "$W/home"
+screen() { tmux -L "$SOCK" capture-pane -p -S -2000 -t "$S"; }
+last() { screen | grep -v '^$' | tail -"${1:-5}"; }
+# waits up to 10 s for the screen to match the extended regex $1 $2 times (default once)
+wait_for() {
+	for _ in $(seq 50); do
+		[ "$(screen | grep -cE -- "$1")" -ge "${2:-1}" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+session() {
+	tmux -L "$SOCK" new-session -d -s "$S" -x 160 -y 50 \
+		"env -u XDG_STATE_HOME -u CORESTACK_HISTORY HOME='$W/home' TERM=xterm '$CS' -i '$W/segv.core'; echo SHELL-EXIT-\$?; sleep 30"
+}
+S=first
+session
+if ! wait_for '^\(corestack\) ?$'; then	# capture-pane drops the trailing blank
+	fail shell-tmux-prompt "no prompt: $(screen | tail -5)"
+	exit 0
+fi
+pass shell-tmux-prompt
+tmux -L "$SOCK" send-keys -t "$S" 'disas cras' Tab
+if wait_for '^\(corestack\) disas crasher'; then pass shell-tmux-complete-symbol
+else fail shell-tmux-complete-symbol "$(last 3)"; fi
+tmux -L "$SOCK" send-keys -t "$S" Enter
+if wait_for 'End of assembler dump' && screen | grep -q 'Dump of assembler code for function crasher:' &&
+   screen | grep -qE '^=> 0x[0-9a-f]+ <\+[0-9]+>:'; then pass shell-tmux-disassemble
+else fail shell-tmux-disassemble "$(last 5)"; fi
+tmux -L "$SOCK" send-keys -t "$S" 'i reg' Tab 'rip' Enter  # "i registers rip"
+if wait_for '^rip +0x[0-9a-f]+ +<crasher\+[0-9]+>' && screen | grep -q '^(corestack) i registers rip'; then
+	pass shell-tmux-complete-info-subcommand
+else fail shell-tmux-complete-info-subcommand "$(last 3)"; fi
+tmux -L "$SOCK" send-keys -t "$S" Up Up Enter            # history: back to "disas crasher"
+if wait_for 'Dump of assembler code for function crasher:' 2; then pass shell-tmux-history-up
+else fail shell-tmux-history-up "$(last 5)"; fi
+tmux -L "$SOCK" send-keys -t "$S" 'frobnicate' Enter 'q' Enter
+if wait_for 'SHELL-EXIT-0' && screen | grep -q 'Undefined command: "frobnicate"'; then pass shell-tmux-quit
+else fail shell-tmux-quit "$(last 5)"; fi
+hist=$W/home/.corestack_history
+if grep -qx 'disas crasher *' "$hist" 2>/dev/null && grep -qx 'q' "$hist"; then pass shell-history-file
+else fail shell-history-file "$(cat "$hist" 2>&1)"; fi
+# a second session recalls the first one's commands: Up Up Up is "disas crasher" again
+# (after "q" and "frobnicate")
+S=second                                         # a new session in the same tmux server
+session
+wait_for '^\(corestack\) ?$'
+tmux -L "$SOCK" send-keys -t "$S" Up Up Up Enter
+if wait_for 'Dump of assembler code for function crasher:'; then pass shell-tmux-history-across-sessions
+else fail shell-tmux-history-across-sessions "$(last 5)"; fi
+tmux -L "$SOCK" send-keys -t "$S" C-d
+if wait_for 'SHELL-EXIT-0'; then pass shell-tmux-ctrl-d
+else fail shell-tmux-ctrl-d "$(last 3)"; fi
+exit 0
