@@ -265,14 +265,22 @@ def check_threads(core_path):
     report(frames_of(o[6]) == json_frames(doc["threads"][0]), "shell-thread-back", o[6])
 
 
+def first_marked(core_path, marker, test):
+    """The crashing thread's JSON frames and the index of the first frame with MARKER, or
+    None after a failure of TEST."""
+    fr = json.loads(run([CS, "--json", core_path]).stdout)["threads"][0]["frames"]
+    marked = [f["index"] for f in fr if f["marker"] == marker]
+    if not marked:
+        report(False, test, "no %s in the JSON" % marker)
+        return None
+    return fr, marked[0]
+
+
 def check_tail(core_path):
-    doc = json.loads(run([CS, "--json", core_path]).stdout)
-    fr = doc["threads"][0]["frames"]
-    lost = [f["index"] for f in fr if f["marker"] == "lost tail call"]
-    if not lost:
-        report(False, "shell-info-frame-tail-call", "no lost tail call in the JSON")
+    found = first_marked(core_path, "lost tail call", "shell-info-frame-tail-call")
+    if not found:
         return
-    _, o, _ = shell(core_path, ["frame %d" % lost[0], "info frame", "bt"])
+    _, o, _ = shell(core_path, ["frame %d" % found[1], "info frame", "bt"])
     report("found by: tail-call" in o[1] and "marker: [lost tail call]" in o[1] and "no registers of its own" in o[1],
            "shell-info-frame-tail-call", o[1])
     report("[lost tail call]" in o[2], "shell-bt-marker", o[2])
@@ -280,13 +288,12 @@ def check_tail(core_path):
 
 def check_leaf(core_path):
     core = Core(core_path)
-    doc = json.loads(run([CS, "--json", core_path]).stdout)
-    fr = doc["threads"][0]["frames"]
-    rec = [f["index"] for f in fr if f["marker"] == "recovered caller"]
-    if not rec:
-        report(False, "shell-info-frame-recovered", "no recovered caller in the JSON")
+    found = first_marked(core_path, "recovered caller", "shell-info-frame-recovered")
+    if not found:
         return
-    _, o, _ = shell(core_path, ["frame %d" % rec[0], "info frame"])
+    fr, i = found
+    rec = [i]
+    _, o, _ = shell(core_path, ["frame %d" % i, "info frame"])
     out = o[1]
     mine = out[out.find("this frame's registers"):out.find("caller's registers")]
     rip = re.search(r"rip\s+0x([0-9a-f]+)\s+saved at 0x([0-9a-f]+) \(CFA-8\)", mine)
