@@ -261,9 +261,18 @@ int cmd_info_frame(struct shell *sh, const char *args)
 		fprintf(sh->out, " called by frame %ld, caller of frame %u\n", ci, sh->cur_frame - 1);
 	else if (ci >= 0)
 		fprintf(sh->out, " called by frame %ld\n", ci);
-	fprintf(sh->out, " this frame's registers (%s):\n", cst_found_by_token(f->found_by));
-	for (int r = 0; r < a->nregs; r++)
-		origin_line(sh, f, r, f->origin.callee_cfa);
+	int nctx = 0, nvalid = 0;
+	for (int r = 0; r < a->nregs; r++) {
+		nvalid += cst_reg_valid(&f->regs, r);
+		nctx += cst_reg_valid(&f->regs, r) && f->origin.how[r] == CST_REG_CONTEXT;
+	}
+	if (nctx && nctx == nvalid) {
+		fprintf(sh->out, " this frame's registers: all %d from the thread's registers (NT_PRSTATUS)\n", nctx);
+	} else {
+		fprintf(sh->out, " this frame's registers (%s):\n", cst_found_by_token(f->found_by));
+		for (int r = 0; r < a->nregs; r++)
+			origin_line(sh, f, r, f->origin.callee_cfa);
+	}
 	if (ci < 0) {
 		fprintf(sh->out, " no caller: %s\n", t->stop);
 		return 0;

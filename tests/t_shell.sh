@@ -33,6 +33,7 @@ if ! command -v tmux >/dev/null; then
 	exit 0
 fi
 mkdir -p "$W/home"
+# text goes with send-keys -l (literal): tmux would read "up" or "q" as key names
 screen() { tmux -L "$SOCK" capture-pane -p -S -2000 -t "$S"; }
 last() { screen | grep -v '^$' | tail -"${1:-5}"; }
 # waits up to 10 s for the screen to match the extended regex $1 $2 times (default once)
@@ -54,21 +55,28 @@ if ! wait_for '^\(corestack\) ?$'; then	# capture-pane drops the trailing blank
 	exit 0
 fi
 pass shell-tmux-prompt
-tmux -L "$SOCK" send-keys -t "$S" 'disas cras' Tab
+tmux -L "$SOCK" send-keys -t "$S" -l 'disas cras'
+tmux -L "$SOCK" send-keys -t "$S" Tab
 if wait_for '^\(corestack\) disas crasher'; then pass shell-tmux-complete-symbol
 else fail shell-tmux-complete-symbol "$(last 3)"; fi
 tmux -L "$SOCK" send-keys -t "$S" Enter
 if wait_for 'End of assembler dump' && screen | grep -q 'Dump of assembler code for function crasher:' &&
    screen | grep -qE '^=> 0x[0-9a-f]+ <\+[0-9]+>:'; then pass shell-tmux-disassemble
 else fail shell-tmux-disassemble "$(last 5)"; fi
-tmux -L "$SOCK" send-keys -t "$S" 'i reg' Tab 'rip' Enter  # "i registers rip"
+tmux -L "$SOCK" send-keys -t "$S" -l 'i reg'
+tmux -L "$SOCK" send-keys -t "$S" Tab             # "i registers "
+tmux -L "$SOCK" send-keys -t "$S" -l 'rip'
+tmux -L "$SOCK" send-keys -t "$S" Enter
 if wait_for '^rip +0x[0-9a-f]+ +<crasher\+[0-9]+>' && screen | grep -q '^(corestack) i registers rip'; then
 	pass shell-tmux-complete-info-subcommand
 else fail shell-tmux-complete-info-subcommand "$(last 3)"; fi
 tmux -L "$SOCK" send-keys -t "$S" Up Up Enter            # history: back to "disas crasher"
 if wait_for 'Dump of assembler code for function crasher:' 2; then pass shell-tmux-history-up
 else fail shell-tmux-history-up "$(last 5)"; fi
-tmux -L "$SOCK" send-keys -t "$S" 'frobnicate' Enter 'q' Enter
+tmux -L "$SOCK" send-keys -t "$S" -l 'frobnicate'
+tmux -L "$SOCK" send-keys -t "$S" Enter
+tmux -L "$SOCK" send-keys -t "$S" -l 'q'
+tmux -L "$SOCK" send-keys -t "$S" Enter
 if wait_for 'SHELL-EXIT-0' && screen | grep -q 'Undefined command: "frobnicate"'; then pass shell-tmux-quit
 else fail shell-tmux-quit "$(last 5)"; fi
 hist=$W/home/.corestack_history
