@@ -225,7 +225,10 @@ static void print_insn(struct shell *sh, const cs_insn *in, const struct cst_fun
 	fprintf(sh->out, "%s0x%016" PRIx64, in->address == mark ? "=> " : "   ", in->address);
 	if (fn)
 		fprintf(sh->out, " <+%" PRIu64 ">", in->address - fn->start);
-	fprintf(sh->out, ":\t%-6s %s", in->mnemonic, in->op_str);
+	if (in->op_str[0])
+		fprintf(sh->out, ":\t%-6s %s", in->mnemonic, in->op_str);
+	else
+		fprintf(sh->out, ":\t%s", in->mnemonic);
 	char *end;
 	const char *op = in->op_str;
 	if (op[0] == '0' && op[1] == 'x') {
