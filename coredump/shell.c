@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,18 @@ static char *history_path(void)
 	return asprintf(&p, "%s/.corestack_history", home) < 0 ? NULL : p;
 }
 
+/* Ctrl-C at the prompt drops the line being typed and gives a new prompt, as in gdb; it
+ * never ends the shell.  (Readline's own handler has already restored the terminal.) */
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	if (write(1, "\n", 1) < 0)
+		return;
+	rl_on_new_line();
+	rl_replace_line("", 0);
+	rl_redisplay();
+}
+
 /* ---- the session ------------------------------------------------------------------------ */
 
 static int open_session(struct shell *sh, const char *path, const struct cst_core_options *copt,
@@ -336,6 +349,9 @@ int shell_run(const char *path, const struct cst_core_options *copt, unsigned ma
 	char *hist = NULL;
 	if (tty) {
 		shell_complete_init(&sh);
+		struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESTART };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
 		using_history();
 		stifle_history(HISTORY_LINES);
 		hist = history_path();

@@ -34,7 +34,7 @@ if ! command -v tmux >/dev/null; then
 fi
 mkdir -p "$W/home"
 # text goes with send-keys -l (literal): tmux would read "up" or "q" as key names
-screen() { tmux -L "$SOCK" capture-pane -p -S -2000 -t "$S"; }
+screen() { tmux -L "$SOCK" capture-pane -p -S -2000 -t "$S" 2>/dev/null; }
 last() { screen | grep -v '^$' | tail -"${1:-5}"; }
 # waits up to 10 s for the screen to match the extended regex $1 $2 times (default once)
 wait_for() {
@@ -73,6 +73,12 @@ else fail shell-tmux-complete-info-subcommand "$(last 3)"; fi
 tmux -L "$SOCK" send-keys -t "$S" Up Up Enter            # history: back to "disas crasher"
 if wait_for 'Dump of assembler code for function crasher:' 2; then pass shell-tmux-history-up
 else fail shell-tmux-history-up "$(last 5)"; fi
+tmux -L "$SOCK" send-keys -t "$S" -l 'half a line'
+tmux -L "$SOCK" send-keys -t "$S" C-c            # drops the line, the shell goes on
+tmux -L "$SOCK" send-keys -t "$S" -l 'frame 1'
+tmux -L "$SOCK" send-keys -t "$S" Enter
+if wait_for '^#1  0x[0-9a-f]+ in middle \(\)' && ! screen | grep -q SHELL-EXIT; then pass shell-tmux-ctrl-c
+else fail shell-tmux-ctrl-c "$(last 5)"; fi
 tmux -L "$SOCK" send-keys -t "$S" -l 'frobnicate'
 tmux -L "$SOCK" send-keys -t "$S" Enter
 tmux -L "$SOCK" send-keys -t "$S" -l 'q'
@@ -82,12 +88,12 @@ else fail shell-tmux-quit "$(last 5)"; fi
 hist=$W/home/.corestack_history
 if grep -qx 'disas crasher *' "$hist" 2>/dev/null && grep -qx 'q' "$hist"; then pass shell-history-file
 else fail shell-history-file "$(cat "$hist" 2>&1)"; fi
-# a second session recalls the first one's commands: Up Up Up is "disas crasher" again
-# (after "q" and "frobnicate")
+# a second session recalls the first one's commands: Up Up Up Up is "disas crasher" again
+# (after "q", "frobnicate" and "frame 1")
 S=second                                         # a new session in the same tmux server
 session
 wait_for '^\(corestack\) ?$'
-tmux -L "$SOCK" send-keys -t "$S" Up Up Up Enter
+tmux -L "$SOCK" send-keys -t "$S" Up Up Up Up Enter
 if wait_for 'Dump of assembler code for function crasher:'; then pass shell-tmux-history-across-sessions
 else fail shell-tmux-history-across-sessions "$(last 5)"; fi
 tmux -L "$SOCK" send-keys -t "$S" C-d
