@@ -44,6 +44,7 @@ int sig_options_init(struct sig_options *o)
 	for (size_t i = 0; sig_default_skip[i]; i++)
 		if (sig_options_add_skip(o, sig_default_skip[i]) < 0)
 			return -CST_E_NOMEM;
+	o->ndefault = o->nskip;
 	return 0;
 }
 
@@ -74,7 +75,12 @@ int sig_options_load_skip(struct sig_options *o, const char *path, char *err, si
 	if (!f)
 		return cst_fail(err, errlen, errno == ENOENT ? CST_E_NOENT : CST_E_IO, "%s", strerror(errno));
 	if (!o->custom) {
-		clear_skip(o);
+		/* the defaults go; patterns of --skip given before this option stay */
+		for (size_t i = 0; i < o->ndefault; i++)
+			free(o->skip[i]);
+		memmove(o->skip, o->skip + o->ndefault, (o->nskip - o->ndefault) * sizeof *o->skip);
+		o->nskip -= o->ndefault;
+		o->ndefault = 0;
 		o->custom = true;
 	}
 	char line[SKIP_MAX_LINE + 2];

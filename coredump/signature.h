@@ -32,6 +32,7 @@ struct sig_options {
 	unsigned depth;            /* frames in the signature, 1..SIG_MAX_DEPTH */
 	char **skip;               /* fnmatch(3) patterns of crash machinery */
 	size_t nskip;
+	size_t ndefault;           /* skip[0..ndefault) are the defaults */
 	bool custom;               /* skip came from --skip-frames (the defaults were replaced) */
 };
 
@@ -51,7 +52,8 @@ extern const char *const sig_default_skip[];
 int sig_options_init(struct sig_options *o);
 /* Adds one skip pattern.  Returns 0 or -CST_E_NOMEM. */
 int sig_options_add_skip(struct sig_options *o, const char *pattern);
-/* Replaces the skip list (first time) or adds to it with the patterns of file PATH, one per line;
+/* Replaces the default skip patterns (first time) or adds to them the patterns of file PATH, one
+ * per line (patterns of sig_options_add_skip stay);
  * blank lines and lines starting with '#' are ignored.  Returns 0, or -CST_E_NOENT / -CST_E_IO /
  * -CST_E_LIMIT (more than 4096 patterns or a line over 1024 bytes) / -CST_E_NOMEM with a reason
  * in ERR. */
