@@ -73,7 +73,7 @@ int sig_options_load_skip(struct sig_options *o, const char *path, char *err, si
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return cst_fail(err, errlen, errno == ENOENT ? CST_E_NOENT : CST_E_IO, "%s", strerror(errno));
+		return cst_fail(err, errlen, errno == ENOENT ? -CST_E_NOENT : -CST_E_IO, "%s", strerror(errno));
 	if (!o->custom) {
 		/* the defaults go; patterns of --skip given before this option stay */
 		for (size_t i = 0; i < o->ndefault; i++)
@@ -90,7 +90,7 @@ int sig_options_load_skip(struct sig_options *o, const char *path, char *err, si
 		lineno++;
 		size_t len = strlen(line);
 		if (len > SKIP_MAX_LINE) {
-			rc = cst_fail(err, errlen, CST_E_LIMIT, "line %u is longer than %d bytes", lineno,
+			rc = cst_fail(err, errlen, -CST_E_LIMIT, "line %u is longer than %d bytes", lineno,
 				      SKIP_MAX_LINE);
 			break;
 		}
@@ -101,16 +101,16 @@ int sig_options_load_skip(struct sig_options *o, const char *path, char *err, si
 		if (!*s || *s == '#')
 			continue;
 		if (o->nskip >= SKIP_MAX_PATTERNS) {
-			rc = cst_fail(err, errlen, CST_E_LIMIT, "more than %d patterns", SKIP_MAX_PATTERNS);
+			rc = cst_fail(err, errlen, -CST_E_LIMIT, "more than %d patterns", SKIP_MAX_PATTERNS);
 			break;
 		}
 		if (sig_options_add_skip(o, s) < 0) {
-			rc = cst_fail(err, errlen, CST_E_NOMEM, "out of memory");
+			rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 			break;
 		}
 	}
 	if (!rc && ferror(f))
-		rc = cst_fail(err, errlen, CST_E_IO, "read error");
+		rc = cst_fail(err, errlen, -CST_E_IO, "read error");
 	fclose(f);
 	return rc;
 }
