@@ -177,34 +177,10 @@ assert d["cores"] == 3 and [x["count"] for x in s] == [2, 1], d
 assert s[0]["cores"] == [sys.argv[2], sys.argv[3]] and s[0]["example"] == sys.argv[2], s' "$W/sum.json" "$S1" "$S2"
 
 # --- colour: on a terminal (a pty), not with NO_COLOR, not through a pipe
-ptyrun() { # ptyrun OUTFILE ENV-ASSIGNMENTS... -- ARGS: stdout on a pty
-	python3 - "$@" <<'EOF'
-import os, pty, subprocess, sys
-out = sys.argv[1]; i = sys.argv.index("--")
-env = dict(os.environ)
-env.pop("NO_COLOR", None)
-env["TERM"] = "xterm"
-for a in sys.argv[2:i]:
-    k, v = a.split("=", 1); env[k] = v
-m, s = pty.openpty()
-p = subprocess.Popen(sys.argv[i + 1:], stdout=s, stderr=subprocess.DEVNULL, env=env)
-os.close(s)
-data = b""
-while True:
-    try:
-        chunk = os.read(m, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    data += chunk
-p.wait()
-open(out, "wb").write(data)
-EOF
-}
-ptyrun "$W/c1" -- "$CS" "$TL"
-ptyrun "$W/c2" NO_COLOR=1 -- "$CS" "$TL"
-ptyrun "$W/c3" NO_COLOR= -- "$CS" "$TL"
+ptyrun() { python3 tests/lib/ptyrun.py "$@"; }
+ptyrun stdout "$W/c1" -- "$CS" "$TL" 2>/dev/null
+ptyrun stdout "$W/c2" NO_COLOR=1 -- "$CS" "$TL" 2>/dev/null
+ptyrun stdout "$W/c3" NO_COLOR= -- "$CS" "$TL" 2>/dev/null
 "$CS" "$TL" > "$W/c4" 2>/dev/null
 "$CS" --color always "$TL" > "$W/c5" 2>/dev/null
 check color-on-terminal py '
@@ -216,23 +192,7 @@ check color-pipe py 'assert b"\x1b[" not in open(sys.argv[1], "rb").read()' "$W/
 check color-always py 'assert b"\x1b[33mleaf2" in open(sys.argv[1], "rb").read()' "$W/c5"
 
 # --- progress line: stderr on a pty, stdout to a file
-python3 - "$W/prog.err" "$CS" "$S1" "$AB" > "$W/prog.out" <<'EOF'
-import os, pty, subprocess, sys
-m, s = pty.openpty()
-p = subprocess.Popen(sys.argv[2:], stdout=sys.stdout, stderr=s)
-os.close(s)
-data = b""
-while True:
-    try:
-        chunk = os.read(m, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    data += chunk
-p.wait()
-open(sys.argv[1], "wb").write(data)
-EOF
+ptyrun stderr "$W/prog.err" -- "$CS" "$S1" "$AB" > "$W/prog.out"
 "$CS" "$S1" "$AB" > /dev/null 2> "$W/noprog.err"
 check progress-on-terminal py '
 e = open(sys.argv[1], "rb").read()
