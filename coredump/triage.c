@@ -27,6 +27,7 @@ struct tr_sig_count {
 	char *text;
 	char **cores;
 	size_t n;
+	size_t seen;               /* order of first sighting */
 };
 
 void tr_init(struct triage *tr, const struct triage_options *o, FILE *out, bool json, int ncores,
@@ -233,6 +234,7 @@ static void count_sig(struct triage *tr, const char *path)
 		c = &tr->counts[tr->ncounts];
 		memset(c, 0, sizeof *c);
 		memcpy(c->hash, tr->sig.hash, sizeof c->hash);
+		c->seen = tr->ncounts;
 		if (!(c->text = strdup(tr->sig.text)))
 			goto nomem;
 		tr->ncounts++;
@@ -292,18 +294,14 @@ void tr_core_error(struct triage *tr, const char *path, const char *reason)
 static int by_cores(const void *a, const void *b)
 {
 	const struct tr_sig_count *x = a, *y = b;
-	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->seen < y->seen ? -1 : x->seen > y->seen;
 }
 
 static void print_summary(struct triage *tr, const struct bt_options *bo)
 {
-	/* qsort is not stable: sort a copy ordered by first sighting with a stable insertion sort */
-	for (size_t i = 1; i < tr->ncounts; i++)
-		for (size_t j = i; j > 0 && by_cores(&tr->counts[j - 1], &tr->counts[j]) > 0; j--) {
-			struct tr_sig_count t = tr->counts[j];
-			tr->counts[j] = tr->counts[j - 1];
-			tr->counts[j - 1] = t;
-		}
+	qsort(tr->counts, tr->ncounts, sizeof *tr->counts, by_cores);
 	int ncores = tr->ncores;
 	if (tr->json) {
 		struct json_object *doc = json_object_new_object();
