@@ -316,8 +316,10 @@ int main(int argc, char **argv)
 		return EXIT_UNUSABLE;
 	}
 	int rc = parse_args(argc, argv, &o);
-	if (rc)
+	if (rc) {
+		sig_options_free(&o.tr.sig);
 		return rc;
+	}
 	struct triage tr;
 	tr_init(&tr, &o.tr, stdout, o.json, o.pid ? 1 : o.ncores,
 		isatty(2) && (o.tr.summary || !isatty(1)));

@@ -152,9 +152,15 @@ static int by_count(const void *a, const void *b)
 	return x->tids[0] < y->tids[0] ? -1 : x->tids[0] > y->tids[0];
 }
 
+static void sort_groups(struct triage *tr)
+{
+	if (tr->ngroups > 1)
+		qsort(tr->groups, tr->ngroups, sizeof *tr->groups, by_count);
+}
+
 static void print_groups(struct triage *tr, const struct bt_options *bo)
 {
-	qsort(tr->groups, tr->ngroups, sizeof *tr->groups, by_count);
+	sort_groups(tr);
 	for (size_t i = 0; i < tr->ngroups; i++) {
 		struct tr_group *g = &tr->groups[i];
 		if (g->crashed)
@@ -175,7 +181,7 @@ static void print_groups(struct triage *tr, const struct bt_options *bo)
 
 static struct json_object *groups_json(struct triage *tr)
 {
-	qsort(tr->groups, tr->ngroups, sizeof *tr->groups, by_count);
+	sort_groups(tr);
 	struct json_object *a = json_object_new_array();
 	for (size_t i = 0; i < tr->ngroups; i++) {
 		struct json_object *g = json_object_new_object();
@@ -301,7 +307,8 @@ static int by_cores(const void *a, const void *b)
 
 static void print_summary(struct triage *tr, const struct bt_options *bo)
 {
-	qsort(tr->counts, tr->ncounts, sizeof *tr->counts, by_cores);
+	if (tr->ncounts > 1)
+		qsort(tr->counts, tr->ncounts, sizeof *tr->counts, by_cores);
 	int ncores = tr->ncores;
 	if (tr->json) {
 		struct json_object *doc = json_object_new_object();
