@@ -2,13 +2,14 @@
  *
  * Exit codes: 0 every thread unwound to its outermost frame; 1 output printed but some walk
  * stopped early or a module's build-id did not match; 2 the core (or process) could not be
- * used; 64 usage error. */
+ * used; 64 usage error.  With several cores, the highest code of any core. */
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
 #include "live.h"
 #include "shell.h"
 #include "symbols.h"
+#include "triage.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #endif
 
 static const char usage_text[] =
-	"usage: corestack [options] CORE\n"
+	"usage: corestack [options] CORE...\n"
 	"       corestack [options] -p PID\n"
 	"       corestack [options] -i CORE\n"
 	"Print the backtrace of every thread of an ELF core file (the crashing thread first)\n"
@@ -35,7 +36,14 @@ static const char usage_text[] =
 	"      --sysroot DIR      look up the core's mapped files under DIR\n"
 	"  -p, --pid PID          a live process (attached with ptrace, then released)\n"
 	"  -i, --interactive      a shell over the core: bt, frame, info frame, x, disassemble...\n"
-	"  -j, --json             one JSON document (schema in README.md)\n"
+	"  -j, --json             one JSON document (schema in README.md); an array for several cores\n"
+	"      --json-lines       one JSON document per core, one per line\n"
+	"      --signature        one line per core: its crash signature (hash and frames)\n"
+	"      --signature-frames N  frames in a signature (default 5)\n"
+	"      --skip PATTERN     also skip frames matching PATTERN in signatures (repeatable)\n"
+	"      --skip-frames FILE replace the signature skip list with FILE's patterns\n"
+	"      --group            threads with identical stacks shown once, with a count\n"
+	"      --summary          only the distinct signatures of all cores, with counts\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
 	"      --color WHEN       auto (default), always or never\n"
@@ -43,10 +51,14 @@ static const char usage_text[] =
 	"  -V, --version          the version\n"
 	"\n"
 	"Exit status: 0 every thread unwound to its outermost frame; 1 some walk stopped early\n"
-	"or a module did not match the core; 2 the core or process could not be used; 64 usage.\n";
+	"or a module did not match the core; 2 the core or process could not be used; 64 usage.\n"
+	"With several cores, the highest status of any core.  See corestack(1).\n";
 
 struct options {
 	const char *core, *executable, *sysroot;
+	char **cores;
+	int ncores;
+	struct triage_options tr;
 	int pid;
 	bool json;
 	bool interactive;
@@ -62,9 +74,18 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* --color auto: standard output is a terminal, NO_COLOR is unset or empty (no-color.org), and
+ * TERM is not "dumb". */
+static bool color_wanted(void)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(1) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SYSROOT = 256, OPT_COLOR };
+	enum { OPT_SYSROOT = 256, OPT_COLOR, OPT_JSON_LINES, OPT_SIGNATURE, OPT_SIG_FRAMES, OPT_SKIP,
+	       OPT_SKIP_FRAMES, OPT_GROUP, OPT_SUMMARY };
 	static const struct option longopts[] = {
 		{ "executable", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -74,6 +95,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-frames", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "json-lines", no_argument, NULL, OPT_JSON_LINES },
+		{ "signature", no_argument, NULL, OPT_SIGNATURE },
+		{ "signature-frames", required_argument, NULL, OPT_SIG_FRAMES },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "skip-frames", required_argument, NULL, OPT_SKIP_FRAMES },
+		{ "group", no_argument, NULL, OPT_GROUP },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -102,6 +130,29 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 		case 'v': o->bt.verbose = true; break;
 		case OPT_COLOR: color = optarg; break;
+		case OPT_JSON_LINES: o->tr.json_lines = true; break;
+		case OPT_SIGNATURE: o->tr.signature = true; break;
+		case OPT_GROUP: o->tr.group = true; break;
+		case OPT_SUMMARY: o->tr.summary = true; break;
+		case OPT_SIG_FRAMES: {
+			long n = strtol(optarg, &end, 10);
+			if (*end || n <= 0 || n > SIG_MAX_DEPTH)
+				return usage_error("--signature-frames: '%s' is not a frame count (1-64)", optarg);
+			o->tr.sig.depth = (unsigned)n;
+			break;
+		}
+		case OPT_SKIP:
+			if (sig_options_add_skip(&o->tr.sig, optarg) < 0)
+				return usage_error("%s", "out of memory");
+			break;
+		case OPT_SKIP_FRAMES: {
+			char err[256];
+			if (sig_options_load_skip(&o->tr.sig, optarg, err, sizeof err) < 0) {
+				fprintf(stderr, "corestack: %s: %s\n", optarg, err);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("corestack %s\n", CORESTACK_VERSION); exit(0);
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -111,33 +162,42 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (strcmp(color, "always") == 0)
 		o->bt.color = true;
 	else if (strcmp(color, "auto") == 0)
-		o->bt.color = isatty(1) && !getenv("NO_COLOR");
+		o->bt.color = color_wanted();
 	else if (strcmp(color, "never") != 0)
 		return usage_error("--color: '%s' is not auto, always or never", color);
-	if (o->json)
+	if (o->json || o->tr.json_lines)
 		o->bt.color = false;
 	int rest = argc - optind;
-	if (o->pid ? rest != 0 : rest != 1)
-		return usage_error("%s", o->pid ? "-p takes no core file" : "one core file expected");
+	if (o->pid ? rest != 0 : rest < 1)
+		return usage_error("%s", o->pid ? "-p takes no core file" : "a core file expected");
+	o->cores = argv + optind;
+	o->ncores = rest;
+	if (o->interactive && (o->pid || o->json || o->tr.json_lines || o->ncores != 1))
+		return usage_error("%s", o->pid ? "-i needs a core file, not -p" :
+				   o->ncores != 1 ? "-i takes one core file" : "-i and --json do not go together");
 	if (!o->pid)
 		o->core = argv[optind];
-	if (o->interactive && (o->pid || o->json))
-		return usage_error("%s", o->pid ? "-i needs a core file, not -p" : "-i and --json do not go together");
 	return 0;
 }
 
 /* Walks and prints one thread; returns 1 when its walk stopped early. */
 static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, int tid, bool crashed,
-		       int cursig, const struct options *o, struct json_object *doc, const char *what)
+		       int cursig, const struct options *o, struct json_object *doc, const char *what,
+		       struct triage *tr, bool first)
 {
 	struct bt_thread t = { .tid = tid, .crashed = crashed, .cursig = cursig };
 	if (bt_walk(env, regs, &t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
+	int now = tr_thread(tr, &t, first, &o->bt);
+	if (now < 0) {
+		fprintf(stderr, "corestack: out of memory\n");
+		exit(EXIT_UNUSABLE);
+	}
 	if (doc) {
 		bt_json_add_thread(doc, &t);
-	} else {
+	} else if (now) {
 		bt_print_thread_text(stdout, &t, &o->bt);
 		fflush(stdout);          /* each thread as soon as it is walked */
 	}
@@ -150,15 +210,17 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 
 /* Starts the output for process P: prints the text header, or returns the JSON document
  * the threads are added to. */
-static struct json_object *begin_output(const struct options *o, const struct bt_process *p)
+static struct json_object *begin_output(const struct options *o, const struct bt_process *p,
+					const struct triage *tr)
 {
-	if (o->json)
+	if (tr->json)
 		return bt_json_process(p);
-	bt_print_process_text(stdout, p);
+	if (!tr_quiet(tr))
+		bt_print_process_text(stdout, p);
 	return NULL;
 }
 
-static int run_core(const struct options *o)
+static int run_core(const struct options *o, struct triage *tr)
 {
 	char err[256];
 	struct cst_core *core;
@@ -166,6 +228,7 @@ static int run_core(const struct options *o)
 	int rc = cst_core_open(o->core, &copt, &core, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "corestack: %s: %s\n", o->core, err);
+		tr_core_error(tr, o->core, err);
 		return EXIT_UNUSABLE;
 	}
 	struct cst_symbols *syms = NULL;
@@ -192,16 +255,17 @@ static int run_core(const struct options *o)
 		.arch = cst_core_arch(core), .target = cst_core_target(core), .syms = syms,
 		.max_frames = o->max_frames,
 	};
-	struct json_object *doc = begin_output(o, &p);
+	struct json_object *doc = begin_output(o, &p, tr);
 	int partial = 0;
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
+		if (i > 0 && tr_quiet(tr))
+			break;      /* only the signature's thread is needed */
 		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
-				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc, o->core);
+				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc, o->core,
+				       tr, i == 0);
 	}
-	if (doc)
-		bt_json_print(stdout, doc);
-	fflush(stdout);
+	tr_core_done(tr, o->core, doc, &o->bt);
 	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
 		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
@@ -215,7 +279,7 @@ static int run_core(const struct options *o)
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
-static int run_live(const struct options *o)
+static int run_live(const struct options *o, struct triage *tr)
 {
 	char err[256];
 	struct cst_live *l;
@@ -240,17 +304,16 @@ static int run_live(const struct options *o)
 		.arch = &cst_arch_x86_64, .target = cst_live_target(l), .syms = syms,
 		.max_frames = o->max_frames,
 	};
-	struct json_object *doc = begin_output(o, &p);
+	struct json_object *doc = begin_output(o, &p, tr);
 	char what[32];
 	snprintf(what, sizeof what, "process %d", o->pid);
 	int partial = 0;
 	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
 		const struct cst_live_thread *t = cst_live_thread(l, i);
-		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc, what);
+		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc, what, tr, i == 0);
 	}
 	cst_live_detach(l);
-	if (doc)
-		bt_json_print(stdout, doc);
+	tr_core_done(tr, what, doc, &o->bt);
 	cst_unwind_env_free(&env);
 	cst_symbols_close(syms);
 	return partial ? EXIT_PARTIAL : 0;
@@ -259,12 +322,36 @@ static int run_live(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	if (sig_options_init(&o.tr.sig) < 0) {
+		fprintf(stderr, "corestack: out of memory\n");
+		return EXIT_UNUSABLE;
+	}
 	int rc = parse_args(argc, argv, &o);
-	if (rc)
+	if (rc) {
+		sig_options_free(&o.tr.sig);
 		return rc;
+	}
 	if (o.interactive) {
 		struct cst_core_options copt = { .executable = o.executable, .sysroot = o.sysroot };
-		return shell_run(o.core, &copt, o.max_frames, &o.bt);
+		rc = shell_run(o.core, &copt, o.max_frames, &o.bt);
+		sig_options_free(&o.tr.sig);
+		return rc;
 	}
-	return o.pid ? run_live(&o) : run_core(&o);
+	struct triage tr;
+	tr_init(&tr, &o.tr, stdout, o.json, o.pid ? 1 : o.ncores,
+		isatty(2) && (o.tr.summary || !isatty(1)));
+	if (o.pid) {
+		rc = run_live(&o, &tr);
+	} else {
+		for (int i = 0; i < o.ncores; i++) {
+			o.core = o.cores[i];
+			tr_core_begin(&tr, i, o.core);
+			int r = run_core(&o, &tr);
+			if (r > rc)
+				rc = r;   /* 2 unusable > 1 partial > 0 */
+		}
+	}
+	tr_finish(&tr, &o.bt);
+	sig_options_free(&o.tr.sig);
+	return rc;
 }

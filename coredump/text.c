@@ -7,6 +7,8 @@
 #define C_RESET  "\033[0m"
 #define C_FUNC   "\033[33m"
 #define C_MARK   "\033[1;35m"
+#define C_BOLD   "\033[1m"
+#define C_CRASH  "\033[1;31m"
 
 void bt_print_process_text(FILE *out, const struct bt_process *p)
 {
@@ -77,9 +79,10 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
-	fprintf(out, "\nThread %d", t->tid);
+	fprintf(out, o->color ? "\n" C_BOLD "Thread %d" C_RESET : "\nThread %d", t->tid);
 	if (t->crashed)
-		fprintf(out, " (crashed: %s)", bt_signal_name(t->cursig));
+		fprintf(out, o->color ? " (" C_CRASH "crashed: %s" C_RESET ")" : " (crashed: %s)",
+			bt_signal_name(t->cursig));
 	fputc('\n', out);
 	for (size_t i = 0; i < t->n; i++)
 		bt_print_frame_text(out, &t->frames[i], o);

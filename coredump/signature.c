@@ -1,0 +1,280 @@
+/* Crash signatures.  See signature.h for the rules and README "Crash signatures". */
+#include "signature.h"
+#include "error.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Crash machinery of glibc (2.36: abort -> raise -> pthread_kill ->
+ * __pthread_kill_implementation; assert, fortify and malloc checks end in __libc_message and
+ * abort), of libstdc++ (std::terminate and its handler, mangled as in the symbol table), and the
+ * stack protector. */
+const char *const sig_default_skip[] = {
+	"raise", "gsignal", "abort",
+	"pthread_kill", "__pthread_kill", "__pthread_kill_internal", "__pthread_kill_implementation",
+	"__GI_*",
+	"__assert", "__assert_fail", "__assert_fail_base", "__assert_perror_fail",
+	"__libc_message", "__libc_fatal", "__fortify_fail", "__fortify_fail_abort",
+	"__chk_fail", "__stack_chk_fail", "__*_chk",
+	"malloc_printerr", "__malloc_assert",
+	"_ZSt9terminatev", "_ZN10__cxxabiv111__terminateEPFvvE",
+	"_ZN9__gnu_cxx27__verbose_terminate_handlerEv", "__cxa_throw", "__cxa_rethrow",
+	NULL,
+};
+
+/* Frames at the bottom of every stack: they say nothing about the crash. */
+static const char *const outer_frames[] = {
+	"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+	"start_thread", "clone", "clone3", "__clone", "__clone3", NULL,
+};
+
+#define SKIP_MAX_PATTERNS 4096
+#define SKIP_MAX_LINE 1024
+
+int sig_options_init(struct sig_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->depth = SIG_DEFAULT_DEPTH;
+	for (size_t i = 0; sig_default_skip[i]; i++)
+		if (sig_options_add_skip(o, sig_default_skip[i]) < 0)
+			return -CST_E_NOMEM;
+	o->ndefault = o->nskip;
+	return 0;
+}
+
+int sig_options_add_skip(struct sig_options *o, const char *pattern)
+{
+	char **p = realloc(o->skip, (o->nskip + 1) * sizeof *p);
+	if (!p)
+		return -CST_E_NOMEM;
+	o->skip = p;
+	if (!(o->skip[o->nskip] = strdup(pattern)))
+		return -CST_E_NOMEM;
+	o->nskip++;
+	return 0;
+}
+
+static void clear_skip(struct sig_options *o)
+{
+	for (size_t i = 0; i < o->nskip; i++)
+		free(o->skip[i]);
+	free(o->skip);
+	o->skip = NULL;
+	o->nskip = 0;
+}
+
+int sig_options_load_skip(struct sig_options *o, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return cst_fail(err, errlen, errno == ENOENT ? -CST_E_NOENT : -CST_E_IO, "%s", strerror(errno));
+	if (!o->custom) {
+		/* the defaults go; patterns of --skip given before this option stay */
+		for (size_t i = 0; i < o->ndefault; i++)
+			free(o->skip[i]);
+		memmove(o->skip, o->skip + o->ndefault, (o->nskip - o->ndefault) * sizeof *o->skip);
+		o->nskip -= o->ndefault;
+		o->ndefault = 0;
+		o->custom = true;
+	}
+	char line[SKIP_MAX_LINE + 2];
+	unsigned lineno = 0;
+	int rc = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len > SKIP_MAX_LINE) {
+			rc = cst_fail(err, errlen, -CST_E_LIMIT, "line %u is longer than %d bytes", lineno,
+				      SKIP_MAX_LINE);
+			break;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+			       line[len - 1] == '\t'))
+			line[--len] = 0;
+		char *s = line + strspn(line, " \t");
+		if (!*s || *s == '#')
+			continue;
+		if (o->nskip >= SKIP_MAX_PATTERNS) {
+			rc = cst_fail(err, errlen, -CST_E_LIMIT, "more than %d patterns", SKIP_MAX_PATTERNS);
+			break;
+		}
+		if (sig_options_add_skip(o, s) < 0) {
+			rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = cst_fail(err, errlen, -CST_E_IO, "read error");
+	fclose(f);
+	return rc;
+}
+
+void sig_options_free(struct sig_options *o)
+{
+	clear_skip(o);
+}
+
+/* Rule 1: the strategies a signature trusts.  No default case: a new strategy must be placed. */
+static bool trusted(enum cst_found_by f)
+{
+	switch (f) {
+	case CST_FOUND_CONTEXT:
+	case CST_FOUND_CFI:
+	case CST_FOUND_FP:
+	case CST_FOUND_PROLOGUE:
+	case CST_FOUND_TAIL_CALL:
+	case CST_FOUND_WINDOW:
+	case CST_FOUND_RETURN_REG:
+		return true;
+	}
+	return false;
+}
+
+static bool matches(const char *name, char *const *pat, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (fnmatch(pat[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Rule 4's function name: "__GI_" prefix, clone suffixes and symbol version removed. */
+static void norm_name(const char *name, char *buf, size_t len)
+{
+	if (strncmp(name, "__GI_", 5) == 0 && name[5])
+		name += 5;
+	cst_symbols_base_name(name, buf, len);
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Rule 4: the word of frame B, into BUF. */
+static void frame_word(const struct bt_frame *b, char *buf, size_t len)
+{
+	const struct cst_location *l = &b->loc;
+	if (l->function)
+		norm_name(l->function, buf, len);
+	else if (l->build_id[0])
+		snprintf(buf, len, "%s+0x%" PRIx64, l->build_id, b->f.pc - l->module_base);
+	else if (l->module)
+		snprintf(buf, len, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
+	else
+		snprintf(buf, len, "??");
+}
+
+static bool is_machinery(const struct bt_frame *b, const struct sig_options *o)
+{
+	const char *fn = b->loc.function;
+	if (!fn)
+		return false;
+	char norm[256];
+	norm_name(fn, norm, sizeof norm);
+	return matches(fn, o->skip, o->nskip) || matches(norm, o->skip, o->nskip);
+}
+
+static bool is_outer(const struct bt_frame *b)
+{
+	if (!b->loc.function)
+		return false;
+	char norm[256];
+	norm_name(b->loc.function, norm, sizeof norm);
+	return matches(norm, (char *const *)outer_frames, sizeof outer_frames / sizeof *outer_frames - 1);
+}
+
+static void hash_text(const char *text, char out[SIG_HASH_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	static const char hexd[] = "0123456789abcdef";
+	if (!EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL) || mdlen * 2 < SIG_HASH_LEN) {
+		memset(out, '0', SIG_HASH_LEN);   /* a libcrypto failure: never seen in practice */
+	} else {
+		for (int i = 0; i < SIG_HASH_LEN / 2; i++) {
+			out[2 * i] = hexd[md[i] >> 4];
+			out[2 * i + 1] = hexd[md[i] & 15];
+		}
+	}
+	out[SIG_HASH_LEN] = 0;
+}
+
+int sig_make(const struct bt_thread *t, const struct sig_options *o, struct bt_signature *s)
+{
+	memset(s, 0, sizeof *s);
+	s->tid = t->tid;
+	/* rule 2: the machinery frames at the top of the stack, up to the first other frame (deeper
+	 * matches are kept: a callback crashing under __GI___qsort_r is not machinery) */
+	size_t first = 0;
+	while (first < t->n && is_machinery(&t->frames[first], o))
+		first++;
+	s->skipped = (unsigned)first;
+	unsigned depth = o->depth ? o->depth : SIG_DEFAULT_DEPTH;
+	s->frames = calloc(depth, sizeof *s->frames);
+	if (!s->frames)
+		return -CST_E_NOMEM;
+	size_t textlen = 0;
+	for (size_t i = first; i < t->n && s->n < depth; i++) {
+		const struct bt_frame *b = &t->frames[i];
+		if (!trusted(b->f.found_by) || is_outer(b))
+			continue;
+		char word[512];
+		frame_word(b, word, sizeof word);
+		if (s->n && strcmp(s->frames[s->n - 1], word) == 0)
+			continue;      /* rule 5 */
+		if (!(s->frames[s->n] = strdup(word)))
+			goto nomem;
+		textlen += strlen(word) + 3;
+		s->n++;
+	}
+	if (s->n == 0) {
+		if (!(s->frames[0] = strdup("??")))
+			goto nomem;
+		textlen = 5;
+		s->n = 1;
+	}
+	if (!(s->text = malloc(textlen + 1)))
+		goto nomem;
+	s->text[0] = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			strcat(s->text, " | ");
+		strcat(s->text, s->frames[i]);
+	}
+	hash_text(s->text, s->hash);
+	return 0;
+nomem:
+	sig_free(s);
+	return -CST_E_NOMEM;
+}
+
+void sig_free(struct bt_signature *s)
+{
+	for (size_t i = 0; s->frames && i < s->n; i++)
+		free(s->frames[i]);
+	free(s->frames);
+	free(s->text);
+	memset(s, 0, sizeof *s);
+}
+
+struct json_object *sig_json(const struct bt_signature *s)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "hash", json_object_new_string(s->hash));
+	json_object_object_add(o, "text", json_object_new_string(s->text ? s->text : ""));
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < s->n; i++)
+		json_object_array_add(a, json_object_new_string(s->frames[i]));
+	json_object_object_add(o, "frames", a);
+	json_object_object_add(o, "thread", json_object_new_int(s->tid));
+	json_object_object_add(o, "skipped", json_object_new_int((int)s->skipped));
+	return o;
+}
