@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 	}
 	if (o.interactive) {
 		struct cst_core_options copt = { .executable = o.executable, .sysroot = o.sysroot };
-		rc = shell_run(o.core, &copt, o.max_frames, &o.bt);
+		rc = shell_run(o.core, &copt, o.max_frames, &o.bt, &o.tr.sig);
 		sig_options_free(&o.tr.sig);
 		return rc;
 	}

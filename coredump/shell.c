@@ -110,6 +110,8 @@ static const struct command commands[] = {
 	  "examine memory: N units, format F (x d u o t a c), unit U (b h w g)" },
 	{ "disassemble", "disas", cmd_disassemble, "disassemble [ADDR]",
 	  "the instructions of the function at ADDR (default: the selected frame's)" },
+	{ "signature", "sig", cmd_signature, "signature",
+	  "the core's crash signature (hash and frames), as --signature prints it" },
 	{ "echo", NULL, cmd_echo, "echo TEXT", "print TEXT (escapes \\n, \\t)" },
 	{ "help", "h", cmd_help, "help [COMMAND]", "this list, or one command's usage" },
 	{ "quit", "q exit", cmd_quit, "quit", "leave the shell (so does end of input, Ctrl-D)" },
@@ -130,7 +132,7 @@ static const struct command info_commands[] = {
 
 const char *const shell_command_names[] = {
 	"backtrace", "bt", "fpbt", "where", "frame", "up", "down", "threads", "thread", "info",
-	"x", "disassemble", "echo", "help", "quit", NULL,
+	"x", "disassemble", "signature", "echo", "help", "quit", NULL,
 };
 const char *const shell_info_names[] = {
 	"frame", "registers", "sharedlibrary", "threads", "stack", NULL,
@@ -330,9 +332,9 @@ static void close_session(struct shell *sh)
 }
 
 int shell_run(const char *path, const struct cst_core_options *copt, unsigned max_frames,
-	      const struct bt_options *bt)
+	      const struct bt_options *bt, const struct sig_options *sig)
 {
-	struct shell sh = { .bt = *bt };
+	struct shell sh = { .bt = *bt, .sig = sig };
 	if (open_session(&sh, path, copt, max_frames) < 0) {
 		close_session(&sh);
 		return 2;

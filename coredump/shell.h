@@ -7,12 +7,14 @@
 
 #include "backtrace.h"
 #include "core.h"
+#include "signature.h"
 
 /* Opens core PATH (with COPT) and runs the shell until `quit` or end of input.  MAX_FRAMES
- * bounds each thread's walk (0: the default); BT gives the frame format (colour).
+ * bounds each thread's walk (0: the default); BT gives the frame format (colour); SIG the
+ * rules of the `signature` command (depth, skip patterns), borrowed for the session.
  * Returns the process exit status: 0, or 2 when the core cannot be used (one line on
  * stderr naming PATH). */
 int shell_run(const char *path, const struct cst_core_options *copt, unsigned max_frames,
-	      const struct bt_options *bt);
+	      const struct bt_options *bt, const struct sig_options *sig);
 
 #endif

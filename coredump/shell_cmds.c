@@ -376,3 +376,25 @@ int cmd_info_sharedlibrary(struct shell *sh, const char *args)
 		fprintf(sh->out, "(mismatch: the file on disk has another build-id than the core records; not used)\n");
 	return 0;
 }
+
+/* signature: the crash signature of the core, made from its first thread (the crashing one),
+ * by the rules of coredump/signature.h, printed "HASH text" as `--signature` prints it. */
+int cmd_signature(struct shell *sh, const char *args)
+{
+	if (*args)
+		return shell_error(sh, "signature takes no arguments");
+	if (sh->nthreads == 0)
+		return shell_error(sh, "No threads.");
+	size_t keep = sh->cur_thread;
+	sh->cur_thread = 0;
+	const struct bt_thread *t = shell_thread(sh);
+	sh->cur_thread = keep;
+	struct bt_signature s;
+	if (sig_make(t, sh->sig, &s) < 0)
+		return shell_error(sh, "out of memory");
+	fprintf(sh->out, "%s %s\n", s.hash, s.text);
+	fprintf(sh->out, "(thread %d; %u crash-machinery frame%s skipped)\n", s.tid, s.skipped,
+		s.skipped == 1 ? "" : "s");
+	sig_free(&s);
+	return 0;
+}

@@ -4,6 +4,7 @@
 #define CST_SHELL_INT_H
 
 #include "backtrace.h"
+#include "signature.h"
 #include "core.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -25,6 +26,7 @@ struct shell {
 	struct cst_unwind_env env;
 	struct bt_process proc;
 	struct bt_options bt;
+	const struct sig_options *sig;    /* the `signature` command's rules */
 	size_t nthreads;
 	struct bt_thread *threads;        /* walked on first use */
 	bool *walked;
@@ -72,6 +74,7 @@ int cmd_info_registers(struct shell *sh, const char *args);
 int cmd_info_sharedlibrary(struct shell *sh, const char *args);
 int cmd_x(struct shell *sh, const char *args);
 int cmd_disassemble(struct shell *sh, const char *args);
+int cmd_signature(struct shell *sh, const char *args);
 
 /* Names for the completer: the command words and the `info` subcommands, NULL-ended. */
 extern const char *const shell_command_names[];

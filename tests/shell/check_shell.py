@@ -285,6 +285,15 @@ def check_tail(core_path):
            "shell-info-frame-tail-call", o[1])
     report("[lost tail call]" in o[2], "shell-bt-marker", o[2])
 
+    # signature: the same hash and frames as `corestack --signature`, with the same options
+    for name, opts in (("shell-signature", []), ("shell-signature-skip", ["--skip", "leaf2"])):
+        cli = run([CS] + opts + ["--signature", core_path]).stdout.strip()
+        want = cli.split(": ", 1)[1] if ": " in cli else None
+        r = run([CS] + opts + ["-i", core_path], "signature\n")
+        got = r.stdout.splitlines()
+        report(want is not None and want in got and "hop" in want and ("leaf2" in want) == (not opts),
+               name, "cli %r, shell %r" % (cli, got))
+
 
 def check_leaf(core_path):
     core = Core(core_path)
