@@ -1,6 +1,7 @@
 /* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
 #include "symbols.h"
 #include "core.h"
+#include "debugdirs.h"
 #include "error.h"
 #include "util.h"
 
@@ -196,7 +197,7 @@ static struct cst_symbols *new_symbols(void)
 		return NULL;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
-	s->debuginfo_path = NULL;
+	s->debuginfo_path = cst_debugdirs_path();
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	return s;
 }

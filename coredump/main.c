@@ -6,6 +6,7 @@
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
+#include "files_cli.h"
 #include "live.h"
 #include "symbols.h"
 
@@ -24,7 +25,7 @@
 #endif
 
 static const char usage_text[] =
-	"usage: corestack [options] CORE\n"
+	"usage: corestack [options] CORE          (CORE may be zstd/xz/lz4-compressed, or - for stdin)\n"
 	"       corestack [options] -p PID\n"
 	"Print the backtrace of every thread of an ELF core file (the crashing thread first)\n"
 	"or of a live process, marking the frames a frame-pointer walk loses.\n"
@@ -35,6 +36,7 @@ static const char usage_text[] =
 	"  -j, --json             one JSON document (schema in README.md)\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
+	FILES_USAGE
 	"      --color WHEN       auto (default), always or never\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          the version\n"
@@ -48,6 +50,7 @@ struct options {
 	bool json;
 	unsigned max_frames;
 	struct bt_options bt;
+	struct files_options files;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -71,6 +74,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		FILES_LONGOPTS
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *color = "auto";
@@ -98,6 +102,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_COLOR: color = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("corestack %s\n", CORESTACK_VERSION); exit(0);
+		case FILES_OPT_DEBUG_DIR: case FILES_OPT_PERF_MAP: case FILES_OPT_MAX_CORE_SIZE:
+			if (files_option(&o->files, c, optarg))
+				return EXIT_USAGE;
+			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -155,6 +163,8 @@ static int run_core(const struct options *o)
 	char err[256];
 	struct cst_core *core;
 	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
+	if (files_open_core(o->core, &o->files, &copt.fd))
+		return EXIT_UNUSABLE;
 	int rc = cst_core_open(o->core, &copt, &core, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "corestack: %s: %s\n", o->core, err);
@@ -185,7 +195,8 @@ static int run_core(const struct options *o)
 		.max_frames = o->max_frames,
 	};
 	struct json_object *doc = begin_output(o, &p);
-	int partial = 0;
+	struct files_state fst = { 0 };
+	int partial = files_begin(&fst, &o->files, syms, p.pid, o->core, stdout, doc);
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
@@ -201,6 +212,7 @@ static int run_core(const struct options *o)
 	if (mism)
 		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
 			"their frames are not symbolized\n", o->core, mism);
+	files_end(&fst);
 	cst_unwind_env_free(&env);
 	cst_symbols_close(syms);
 	cst_core_close(core);
