@@ -177,7 +177,8 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 		rc = cst_fail(err, errlen, -CST_E_IO, "read error");
 		goto out;
 	}
-	qsort(m->v, m->n, sizeof *m->v, cmp_entry);
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof *m->v, cmp_entry);
 	m->starts = malloc((m->n ? m->n : 1) * sizeof *m->starts);
 	if (!m->starts) {
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
