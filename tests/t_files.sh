@@ -3,7 +3,8 @@
 # input, package metadata notes, --debug-dir and .gnu_debuglink, debuginfod (a real server
 # on 127.0.0.1), and JIT frames named from perf maps (a real node core).  Hostile variants
 # of each: corrupt and truncated streams, bogus package notes, malformed perf maps.
-# Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+# Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.  KEEP=1 keeps (and names) the
+# work directory.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
 case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
