@@ -1,6 +1,7 @@
 /* ELF package metadata notes.  See package_note.h. */
 #include "package_note.h"
 #include "error.h"
+#include "target.h"
 
 #include <json.h>
 #include <stdlib.h>
@@ -121,6 +122,36 @@ int cst_package_note_find(Elf *elf, struct cst_package_note **out, char *err, si
 			return cst_package_note_parse((const char *)d->d_buf + desc, descsz, out, err, errlen);
 	}
 	return 0;
+}
+
+int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst_package_note **out,
+				 char *err, size_t errlen)
+{
+	*out = NULL;
+	char *img = malloc(CST_PACKAGE_NOTE_IMAGE);
+	if (!img)
+		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+	size_t len = 0;
+	while (len < CST_PACKAGE_NOTE_IMAGE && cst_target_read(t, base + len, img + len, 4096) == 0)
+		len += 4096;
+	int rc = 0;
+	if (len >= sizeof(Elf64_Ehdr) && memcmp(img, ELFMAG, SELFMAG) == 0) {
+		/* section headers are not loaded: the image has program headers only */
+		if (img[EI_CLASS] == ELFCLASS64) {
+			Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+			eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
+		} else if (img[EI_CLASS] == ELFCLASS32) {
+			Elf32_Ehdr *eh = (Elf32_Ehdr *)img;
+			eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
+		}
+		Elf *elf = elf_memory(img, len);
+		if (elf) {
+			rc = cst_package_note_find(elf, out, err, errlen);
+			elf_end(elf);
+		}
+	}
+	free(img);
+	return rc;
 }
 
 const char *cst_package_note_get(const struct cst_package_note *p, const char *key)

@@ -39,6 +39,17 @@ int cst_package_note_parse(const void *desc, size_t len, struct cst_package_note
  * from cst_package_note_parse with a reason in ERR. */
 int cst_package_note_find(Elf *elf, struct cst_package_note **out, char *err, size_t errlen);
 
+/* Finds and parses the package note of the ELF image loaded at target address BASE, from
+ * the target's memory (what systemd-coredump does: the kernel dumps the first page of each
+ * mapped ELF file, where the linker puts the notes): the ELF header and program headers at
+ * BASE, then the PT_NOTE segments within the first CST_PACKAGE_NOTE_IMAGE bytes that are
+ * readable.  Returns as cst_package_note_find; 0 with *OUT NULL also when the image is not
+ * readable or not ELF. */
+struct cst_target;
+#define CST_PACKAGE_NOTE_IMAGE (64u << 10)
+int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst_package_note **out,
+				 char *err, size_t errlen);
+
 /* Value of member KEY, or NULL. */
 const char *cst_package_note_get(const struct cst_package_note *p, const char *key);
 

@@ -12,11 +12,10 @@
 
 struct bt_module {
 	const char *name;        /* as the target recorded it */
-	const char *path;        /* file used on this machine, NULL when none was found */
 	uint64_t start, end;     /* target addresses */
 	char build_id[41];       /* hex of the first 20 bytes, "" when unknown */
 	struct cst_package_note *package;   /* NULL when none (or a bad one) */
-	char *package_error;     /* why a package note was refused, else NULL */
+	char *package_error;     /* "FILE: why its package note was refused", else NULL */
 };
 
 struct bt_modules {
@@ -24,9 +23,11 @@ struct bt_modules {
 	size_t n;
 };
 
-/* The modules of SYMS in address order, each with its package note.  Returns 0 or
- * -CST_E_NOMEM. */
-int bt_modules_collect(struct cst_symbols *syms, struct bt_modules *out);
+/* The modules of SYMS in address order, each with its package note (from CORE's memory,
+ * else from the module's file when its build-id matches; none when CORE is NULL).  Returns
+ * 0 or -CST_E_NOMEM. */
+struct cst_core;
+int bt_modules_collect(struct cst_symbols *syms, struct cst_core *core, struct bt_modules *out);
 void bt_modules_free(struct bt_modules *m);
 
 /* "package: MODULE: NAME VERSION (key=value, ...)" for each module with a package note. */

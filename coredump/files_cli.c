@@ -63,7 +63,7 @@ int files_open_core(const char *core, const struct files_options *fo, int *fd)
 }
 
 int files_begin(struct files_state *st, const struct files_options *fo, struct cst_symbols *syms,
-		int pid, const char *what, FILE *text, struct json_object *doc)
+		struct cst_core *core, int pid, const char *what, FILE *text, struct json_object *doc)
 {
 	int warned = 0;
 	char err[256];
@@ -89,15 +89,13 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 			bt_jit_use(st->perfmap);
 		}
 	}
-	if (bt_modules_collect(syms, &st->modules) < 0) {
+	if (bt_modules_collect(syms, core, &st->modules) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(2);
 	}
 	for (size_t i = 0; i < st->modules.n; i++)
 		if (st->modules.v[i].package_error)
-			fprintf(stderr, "corestack: %s: %s: %s\n", what,
-				st->modules.v[i].path ? st->modules.v[i].path : st->modules.v[i].name,
-				st->modules.v[i].package_error);
+			fprintf(stderr, "corestack: %s: %s\n", what, st->modules.v[i].package_error);
 	if (doc)
 		bt_json_add_modules(doc, &st->modules);
 	else if (text)

@@ -38,12 +38,13 @@ int files_option(struct files_options *fo, int opt, const char *arg);
  * stderr naming CORE. */
 int files_open_core(const char *core, const struct files_options *fo, int *fd);
 
-/* After the symbols of process PID are open: loads the perf map, collects the modules
- * with their package notes and prints them to TEXT (text output) or adds them to DOC
+/* After the symbols of process PID (core CORE) are open: loads the perf map, collects the
+ * modules with their package notes and prints them to TEXT (text output) or adds them to DOC
  * (JSON).  Messages on stderr name WHAT.  Returns 1 when a perf map given could not be
  * used, else 0. */
+struct cst_core;
 int files_begin(struct files_state *st, const struct files_options *fo, struct cst_symbols *syms,
-		int pid, const char *what, FILE *text, struct json_object *doc);
+		struct cst_core *core, int pid, const char *what, FILE *text, struct json_object *doc);
 void files_end(struct files_state *st);
 
 #endif

@@ -196,7 +196,7 @@ static int run_core(const struct options *o)
 	};
 	struct json_object *doc = begin_output(o, &p);
 	struct files_state fst = { 0 };
-	int partial = files_begin(&fst, &o->files, syms, p.pid, o->core, stdout, doc);
+	int partial = files_begin(&fst, &o->files, syms, core, p.pid, o->core, stdout, doc);
 	env.jit = fst.perfmap;
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);

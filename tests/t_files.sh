@@ -144,34 +144,57 @@ m = [x for x in d["modules"] if x["name"] == sys.argv[2]][0]
 assert m["package"] == json.loads(sys.argv[3]), m
 assert all(x["package"] is None for x in d["modules"] if "libc.so" in x["name"])' "$W/p.json" "$W/pkg" "$meta" \
 		&& pass package-note-json || fail package-note-json "modules: $(head -c 300 "$W/p.json")"
+	# the note comes from the core's memory: shown with the executable gone
+	mv "$W/pkg" "$W/pkg.gone"
+	"$CS" "$W/pkg.core" > "$W/p.txt" 2>/dev/null
+	grep -q '^package: pkg: corestack-test 1.2.3-1 ' "$W/p.txt" && pass package-note-from-core \
+		|| fail package-note-from-core "not shown without the file: $(grep -m1 '^package' "$W/p.txt")"
+	mv "$W/pkg.gone" "$W/pkg"
 else
 	skip package-note-text "the linker has no --package-metadata"
 fi
-# notes added with objcopy to a copy of the crashed executable (same build-id), given by -e
+# check_note NAME KIND RC CORE FILE MODULE: corestack's output ($W/n.txt, $W/n.err, exit
+# RC) for a core whose module MODULE (basename) has note KIND, read from FILE
+check_note() {
+	local n=$1 kind=$2 rc=$3 core=$4 file=$5 mod=$6
+	case $kind in
+	good)
+		grep -q "^package: $mod: corestack-note 4.5.6-7 (type=deb, os=debian)\$" "$W/n.txt" \
+			&& pass "$n" || fail "$n" "$(grep -m1 '^package' "$W/n.txt")" ;;
+	control)
+		if grep -q $'\033' "$W/n.txt"; then fail "$n" "escape sequence reached the output"
+		elif grep -q "^package: $mod: evil?\[31mred 1?\$" "$W/n.txt"; then pass "$n"
+		else fail "$n" "$(grep -m1 '^package' "$W/n.txt")"; fi ;;
+	lying)
+		if [ "$rc" -le 1 ] && ! grep -q '^package' "$W/n.txt" && grep -q 'crasher' "$W/n.txt"; then pass "$n"
+		else fail "$n" "exit $rc $(head -1 "$W/n.err")"; fi ;;
+	*)
+		if [ "$rc" -gt 1 ]; then fail "$n" "exit $rc"
+		elif grep -q '^package' "$W/n.txt"; then fail "$n" "a bad note was shown"
+		elif ! grep -q "^corestack: $core: $file: package note" "$W/n.err"; then fail "$n" "no warning: $(cat "$W/n.err")"
+		elif ! grep -q 'crasher' "$W/n.txt"; then fail "$n" "backtrace lost"
+		else pass "$n"; fi ;;
+	esac
+}
+# notes linked into the program (in its first page, so in the core's memory)
+for kind in badjson nonul control deep lying; do
+	python3 tests/files/mknote.py "$W/note.$kind" $kind
+	printf '\t.section .note.package,"a",@note\n\t.balign 4\n\t.incbin "%s"\n' "$W/note.$kind" > "$W/note-$kind.S"
+	gcc -O2 -fno-omit-frame-pointer -o "$W/linked-$kind" tests/progs/segv.c "$W/note-$kind.S" 2>"$W/e" \
+		|| { fail "package-note-linked-$kind" "gcc: $(head -1 "$W/e")"; continue; }
+	python3 tests/lib/mkcore.py crash "$W/linked-$kind.core" "$W/linked-$kind" 2>/dev/null
+	"$CS" "$W/linked-$kind.core" > "$W/n.txt" 2>"$W/n.err"
+	check_note "package-note-linked-$kind" $kind $? "$W/linked-$kind.core" "$W/linked-$kind" "linked-$kind"
+	rm -f "$W/linked-$kind.core"
+done
+# notes added with objcopy to a copy of the crashed executable (same build-id; not loaded,
+# so read from the file, given with -e)
 for kind in good badjson nonul array control deep lying; do
 	python3 tests/files/mknote.py "$W/note.$kind" $kind
 	objcopy --add-section .note.package="$W/note.$kind" --set-section-flags .note.package=noload,readonly \
 		"$W/segv" "$W/segv.$kind" 2>"$W/e" || { fail "package-note-$kind" "objcopy: $(cat "$W/e")"; continue; }
-	"$CS" -e "$W/segv.$kind" "$W/core" > "$W/n.txt" 2>"$W/n.err"; rc=$?
-	case $kind in
-	good)
-		grep -q '^package: segv: corestack-note 4.5.6-7 (type=deb, os=debian)$' "$W/n.txt" \
-			&& pass package-note-objcopy || fail package-note-objcopy "$(grep -m1 '^package' "$W/n.txt")" ;;
-	control)
-		if grep -q $'\033' "$W/n.txt"; then fail package-note-control "escape sequence reached the output"
-		elif grep -q '^package: segv: evil?\[31mred 1?$' "$W/n.txt"; then pass package-note-control
-		else fail package-note-control "$(grep -m1 '^package' "$W/n.txt")"; fi ;;
-	lying)
-		if [ $rc -le 1 ] && ! grep -q '^package' "$W/n.txt" && grep -q 'crasher' "$W/n.txt"; then pass package-note-lying
-		else fail package-note-lying "exit $rc $(head -1 "$W/n.err")"; fi ;;
-	*)
-		if [ $rc -gt 1 ]; then fail "package-note-$kind" "exit $rc"
-		elif grep -q '^package' "$W/n.txt"; then fail "package-note-$kind" "a bad note was shown"
-		elif ! grep -q "^corestack: $W/core: $W/segv.$kind: package note" "$W/n.err"; then
-			fail "package-note-$kind" "no warning: $(cat "$W/n.err")"
-		elif ! grep -q 'crasher' "$W/n.txt"; then fail "package-note-$kind" "backtrace lost"
-		else pass "package-note-$kind"; fi ;;
-	esac
+	"$CS" -e "$W/segv.$kind" "$W/core" > "$W/n.txt" 2>"$W/n.err"
+	check_note "package-note-$kind" $kind $? "$W/core" "$W/segv.$kind" segv
 done
 
 # ---- separate debug files: .gnu_debuglink, --debug-dir ---------------------------------
