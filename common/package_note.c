@@ -38,8 +38,8 @@ int cst_package_note_parse(const void *desc, size_t len, struct cst_package_note
 	int rc = 0;
 	if (!obj || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != slen) {
 		rc = cst_fail(err, errlen, -CST_E_BAD_NOTE, "package note is not valid JSON (%s)",
-			      obj && jerr == json_tokener_success ? "text after the object" :
-			      json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue : jerr));
+			      jerr == json_tokener_success ? "text after the value" :
+			      jerr == json_tokener_continue ? "unexpected end of data" : json_tokener_error_desc(jerr));
 		goto out;
 	}
 	if (!json_object_is_type(obj, json_type_object)) {
