@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Bounds on what a map file can make us read or keep. */
-#define CST_PERFMAP_MAX_BYTES   (1ull << 30)   /* bytes of the file read at most */
+#define CST_PERFMAP_MAX_BYTES   (256ull << 20) /* bytes of the file read at most */
 #define CST_PERFMAP_MAX_ENTRIES 4000000        /* lines kept at most */
 #define CST_PERFMAP_MAX_NAME    512            /* bytes of a name kept at most */
 
