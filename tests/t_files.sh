@@ -272,7 +272,18 @@ else
 	kill $dpid 2>/dev/null; wait $dpid 2>/dev/null; dpid=
 fi
 
-# ---- JIT frames from perf maps: a real node core -----------------------------------------
+# ---- perf maps -------------------------------------------------------------------------
+# a map with more lines than are kept: read up to the bound, with a warning
+python3 -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("1 1 x\n" * 4000100)' "$W/huge.map"
+"$CS" --perf-map "$W/huge.map" "$W/core" > /dev/null 2>"$W/e"; rc=$?
+[ $rc -le 1 ] && grep -q "perf map $W/huge.map: read only its first 4000000 entries" "$W/e" \
+	&& pass perf-map-huge || fail perf-map-huge "exit $rc: $(cat "$W/e")"
+rm -f "$W/huge.map"
+
+# JIT frames: a real node core
 NODE=$(command -v node || command -v nodejs)
 if [ -z "$NODE" ] || ! "$NODE" --v8-options 2>/dev/null | grep -q -- '--perf-basic-prof '; then
 	skip perf-map-node "no node with --perf-basic-prof"
