@@ -218,6 +218,10 @@ static int inflate_lz4(struct source *in, struct sink *out, uint8_t *obuf, char 
 					      LZ4F_getErrorName(hint));
 				goto out;
 			}
+			if (srcsz == 0 && dstsz == 0 && in->pos < in->len) {   /* no progress: never loop */
+				rc = cst_fail(err, errlen, -CST_E_CORRUPT, "corrupt lz4 data: the decoder is stuck");
+				goto out;
+			}
 			in->pos += srcsz;
 			if ((rc = sink_write(out, obuf, dstsz, err, errlen)) < 0)
 				goto out;
