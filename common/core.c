@@ -401,9 +401,9 @@ static int cmp_tid(const void *a, const void *b)
 
 /* ---- open ------------------------------------------------------------------------ */
 
-static int open_elf(struct cst_core *c, const char *path, char *err, size_t errlen)
+static int open_elf(struct cst_core *c, const char *path, int fd, char *err, size_t errlen)
 {
-	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	c->fd = fd > 0 ? fd : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (c->fd < 0) {
 		int e = errno;
 		return cst_fail(err, errlen, e == ENOENT ? -CST_E_NOENT : e == EACCES ? -CST_E_PERM : -CST_E_IO,
@@ -448,7 +448,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	c->fd = -1;
 	*out = NULL;
-	int rc = open_elf(c, path, err, errlen);
+	int rc = open_elf(c, path, opt ? opt->fd : 0, err, errlen);
 	if (rc < 0)
 		goto bad;
 	if (opt && opt->sysroot)

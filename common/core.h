@@ -41,6 +41,8 @@ struct cst_core;
 struct cst_core_options {
 	const char *executable;  /* -e: replaces the core's main executable mapping, or NULL */
 	const char *sysroot;     /* --sysroot: prefix for every NT_FILE path, or NULL */
+	int fd;                  /* > 0: an open descriptor of the core to read instead of opening
+				  * PATH (which then only names it); cst_core_open takes it over */
 };
 
 /* Opens and indexes core file PATH.  On failure returns a negative code and writes a

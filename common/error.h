@@ -17,6 +17,7 @@
 	X(CST_E_ARCH,      "unsupported architecture") \
 	X(CST_E_CLASS,     "unsupported ELF class or byte order") \
 	X(CST_E_TRUNCATED, "file is truncated") \
+	X(CST_E_CORRUPT,   "corrupt compressed data") \
 	X(CST_E_BAD_NOTE,  "malformed note") \
 	X(CST_E_NO_THREADS,"no NT_PRSTATUS note (no threads)") \
 	X(CST_E_MEMORY,    "address not readable in the target") \

@@ -1,6 +1,7 @@
 /* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
 #include "symbols.h"
 #include "core.h"
+#include "debugdirs.h"
 #include "error.h"
 #include "util.h"
 
@@ -196,7 +197,7 @@ static struct cst_symbols *new_symbols(void)
 		return NULL;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
-	s->debuginfo_path = NULL;
+	s->debuginfo_path = cst_debugdirs_path();
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	return s;
 }
@@ -277,6 +278,10 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	return ok;
 }
 
+/* Bytes by which a segment's distance from the module's first mapping may exceed its
+ * distance in the file (p_align padding between segments; 2 MiB on some builds). */
+#define MODULE_LAYOUT_SLACK (16ull << 20)
+
 /* Reports one module per ELF file of the core's NT_FILE note.  libdwfl's own
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
@@ -296,6 +301,10 @@ static int report_nt_file(struct cst_symbols *s)
 		for (size_t j = i + 1; j < n; j++) {
 			const struct cst_core_mapping *k = cst_core_mapping(c, j);
 			if (k->file != m->file || k->offset == 0)
+				break;
+			/* a mapping of the file far from where its ELF layout puts it is no part of
+			 * the module (node maps a copy of its own text elsewhere, near its JIT code) */
+			if (k->start - m->start > k->offset - m->offset + MODULE_LAYOUT_SLACK)
 				break;
 			high = k->end;
 		}

@@ -1,6 +1,7 @@
 /* The unwind cursor: strategies in order, termination rules, markers.  See unwind.h. */
 #include "unwind.h"
 #include "error.h"
+#include "perfmap.h"
 
 #include <elfutils/libdw.h>
 #include <inttypes.h>
@@ -390,7 +391,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	cst_reg_get(&c.regs, a->sp_reg, &c.sp);
 	if (c.pc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c.pc))
+	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c.pc) &&
+	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c.pc - 1, NULL)))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 			    "return address 0x%" PRIx64 " is outside every module", c.pc);
 	if (c.sp <= f->sp && !f->signal_frame)

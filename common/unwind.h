@@ -99,12 +99,15 @@ enum cst_stop {
 	CST_STOP_NO_RULE,         /* no strategy could find the caller */
 };
 
+struct cst_perfmap;
+
 struct cst_unwind_env {
 	const struct cst_arch *arch;
 	struct cst_target *target;
 	struct cst_symbols *syms;
 	unsigned max_frames;     /* 0: the default, 1024 */
 	void *arch_cache;        /* decoded functions; owned by the arch, freed by cst_unwind_env_free */
+	const struct cst_perfmap *jit;   /* JIT code a perf map names (code outside modules), or NULL */
 };
 
 #define CST_MAX_TAIL_DEPTH 8

@@ -2,6 +2,7 @@
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
+#include "files.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		}
 		struct cst_location loc;
 		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
+		const char *jit = loc.module ? NULL : bt_jit_locate(f.lookup_pc, f.pc, &loc);
 		/* inlined functions first, each a frame of its own at the same pc */
 		for (int i = 0; i + 1 < ninl; i++) {
 			struct bt_frame *b = &t->frames[t->n++];
@@ -47,6 +49,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			b->loc.line = chain[i].line;
 			b->inlined = true;
 			b->number = number++;
+			b->jit_map = NULL;
 		}
 		struct bt_frame *b = &t->frames[t->n++];
 		b->f = f;
@@ -57,6 +60,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		}
 		b->inlined = false;
 		b->number = number++;
+		b->jit_map = jit;
 	}
 	t->rc = rc;
 	snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));

@@ -12,6 +12,7 @@ struct bt_frame {
 	struct cst_location loc;
 	bool inlined;            /* a function inlined into the next frame (same pc) */
 	unsigned number;         /* printed frame number: inlined functions count */
+	const char *jit_map;     /* the perf map that named this JIT frame, else NULL */
 };
 
 struct bt_thread {

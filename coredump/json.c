@@ -72,6 +72,7 @@ void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
 		json_object_object_add(f, "marker", str_or_null(cst_marker_name(b->f.marker)));
 		json_object_object_add(f, "cfa", b->f.cfa ? hex(b->f.cfa) : NULL);
 		json_object_object_add(f, "note", b->f.note[0] ? json_object_new_string(b->f.note) : NULL);
+		json_object_object_add(f, "jit_map", str_or_null(b->jit_map));
 		json_object_array_add(frames, f);
 	}
 	json_object_object_add(o, "frames", frames);

@@ -6,6 +6,7 @@
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
+#include "files_cli.h"
 #include "live.h"
 #include "shell.h"
 #include "symbols.h"
@@ -26,7 +27,7 @@
 #endif
 
 static const char usage_text[] =
-	"usage: corestack [options] CORE...\n"
+	"usage: corestack [options] CORE...       (a CORE may be zstd/xz/lz4-compressed, or - for stdin)\n"
 	"       corestack [options] -p PID\n"
 	"       corestack [options] -i CORE\n"
 	"Print the backtrace of every thread of an ELF core file (the crashing thread first)\n"
@@ -46,6 +47,7 @@ static const char usage_text[] =
 	"      --summary          only the distinct signatures of all cores, with counts\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
+	FILES_USAGE
 	"      --color WHEN       auto (default), always or never\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          the version\n"
@@ -64,6 +66,7 @@ struct options {
 	bool interactive;
 	unsigned max_frames;
 	struct bt_options bt;
+	struct files_options files;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -104,6 +107,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		FILES_LONGOPTS
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *color = "auto";
@@ -155,6 +159,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("corestack %s\n", CORESTACK_VERSION); exit(0);
+		case FILES_OPT_DEBUG_DIR: case FILES_OPT_PERF_MAP: case FILES_OPT_MAX_CORE_SIZE:
+			if (files_option(&o->files, c, optarg))
+				return EXIT_USAGE;
+			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -225,6 +233,10 @@ static int run_core(const struct options *o, struct triage *tr)
 	char err[256];
 	struct cst_core *core;
 	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
+	if (files_open_core(o->core, &o->files, &copt.fd, err, sizeof err)) {
+		tr_core_error(tr, o->core, err);
+		return EXIT_UNUSABLE;
+	}
 	int rc = cst_core_open(o->core, &copt, &core, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "corestack: %s: %s\n", o->core, err);
@@ -256,7 +268,9 @@ static int run_core(const struct options *o, struct triage *tr)
 		.max_frames = o->max_frames,
 	};
 	struct json_object *doc = begin_output(o, &p, tr);
-	int partial = 0;
+	struct files_state fst = { 0 };
+	int partial = files_begin(&fst, &o->files, syms, core, p.pid, o->core, stdout, doc);
+	env.jit = fst.perfmap;
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		if (i > 0 && tr_quiet(tr))
@@ -273,6 +287,7 @@ static int run_core(const struct options *o, struct triage *tr)
 	if (mism)
 		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
 			"their frames are not symbolized\n", o->core, mism);
+	files_end(&fst);
 	cst_unwind_env_free(&env);
 	cst_symbols_close(syms);
 	cst_core_close(core);
@@ -333,7 +348,13 @@ int main(int argc, char **argv)
 	}
 	if (o.interactive) {
 		struct cst_core_options copt = { .executable = o.executable, .sysroot = o.sysroot };
-		rc = shell_run(o.core, &copt, o.max_frames, &o.bt, &o.tr.sig);
+		char err[256];
+		if (strcmp(o.core, "-") == 0)
+			rc = usage_error("%s", "-i reads its commands from standard input: give the core as a file");
+		else if (files_open_core(o.core, &o.files, &copt.fd, err, sizeof err))
+			rc = EXIT_UNUSABLE;
+		else
+			rc = shell_run(o.core, &copt, o.max_frames, &o.bt, &o.tr.sig);
 		sig_options_free(&o.tr.sig);
 		return rc;
 	}

@@ -60,6 +60,8 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 		fprintf(out, " at %s:%d", l->file, l->line);
 	else if (l->module)
 		fprintf(out, " from %s", l->module);
+	else if (b->jit_map)
+		fprintf(out, " [JIT] from %s", b->jit_map);
 	if (l->mismatch)
 		fputs(" (build-id mismatch)", out);
 	const char *m = cst_marker_name(b->f.marker);

@@ -1,0 +1,115 @@
+/* The CLI's options for finding a core's files: --debug-dir, --perf-map, --max-core-size,
+ * a compressed core or one on standard input, and what is printed about them. */
+#include "files_cli.h"
+#include "debugdirs.h"
+#include "decompress.h"
+#include "error.h"
+
+#include <errno.h>
+#include <json.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+int files_option(struct files_options *fo, int opt, const char *arg)
+{
+	char *end;
+	switch (opt) {
+	case FILES_OPT_DEBUG_DIR: {
+		char *real = realpath(arg, NULL);
+		if (!real) {
+			fprintf(stderr, "corestack: --debug-dir: %s: %s\n", arg, strerror(errno));
+			return 64;
+		}
+		int rc = cst_debugdirs_add(real);
+		if (rc < 0)
+			fprintf(stderr, "corestack: --debug-dir: %s: %s\n", real,
+				rc == -CST_E_INVAL ? "a directory whose path has no ':' is needed" : cst_strerror(rc));
+		free(real);
+		return rc < 0 ? 64 : 0;
+	}
+	case FILES_OPT_PERF_MAP:
+		fo->perf_map = arg;
+		return 0;
+	case FILES_OPT_MAX_CORE_SIZE: {
+		errno = 0;
+		unsigned long long v = strtoull(arg, &end, 10);
+		int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
+		if (shift)
+			end++;
+		if (errno || *end || v == 0 || arg[0] == '-' || v > (ULLONG_MAX >> shift)) {
+			fprintf(stderr, "corestack: --max-core-size: '%s' is not a size (bytes, or N with K, M, G, T)\n"
+				"Try 'corestack --help'.\n", arg);
+			return 64;
+		}
+		fo->max_core_size = v << shift;
+		return 0;
+	}
+	}
+	return 64;
+}
+
+int files_open_core(const char *core, const struct files_options *fo, int *fd, char *err,
+		    size_t errlen)
+{
+	struct cst_input_options io = { .max_size = fo->max_core_size };
+	int rc = cst_input_open(core, &io, fd, NULL, err, errlen);
+	if (rc < 0) {
+		if (rc == -CST_E_LIMIT && !strstr(err, "memory")) {
+			size_t n = strlen(err);
+			snprintf(err + n, errlen - n, " (see --max-core-size)");
+		}
+		fprintf(stderr, "corestack: %s: %s\n", core, err);
+		return 2;
+	}
+	return 0;
+}
+
+int files_begin(struct files_state *st, const struct files_options *fo, struct cst_symbols *syms,
+		struct cst_core *core, int pid, const char *what, FILE *text, struct json_object *doc)
+{
+	int warned = 0;
+	char err[256];
+	const char *map = fo->perf_map;
+	char def[64];
+	if (!map && pid > 0) {
+		snprintf(def, sizeof def, "/tmp/perf-%d.map", pid);
+		map = def;
+	}
+	if (map) {
+		int rc = cst_perfmap_open(map, !fo->perf_map, &st->perfmap, err, sizeof err);
+		if (rc < 0 && (fo->perf_map || rc != -CST_E_NOENT)) {
+			fprintf(stderr, "corestack: %s: perf map %s: %s\n", what, map, err);
+			warned = 1;
+		}
+		if (st->perfmap) {
+			if (cst_perfmap_bad_lines(st->perfmap))
+				fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n", what,
+					map, cst_perfmap_bad_lines(st->perfmap));
+			if (cst_perfmap_truncated(st->perfmap))
+				fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound)\n",
+					what, map, cst_perfmap_entries(st->perfmap));
+			bt_jit_use(st->perfmap);
+		}
+	}
+	if (bt_modules_collect(syms, core, &st->modules) < 0) {
+		fprintf(stderr, "corestack: out of memory\n");
+		exit(2);
+	}
+	for (size_t i = 0; i < st->modules.n; i++)
+		if (st->modules.v[i].package_error)
+			fprintf(stderr, "corestack: %s: %s\n", what, st->modules.v[i].package_error);
+	if (doc)
+		bt_json_add_modules(doc, &st->modules);
+	else if (text)
+		bt_print_packages_text(text, &st->modules);
+	return warned;
+}
+
+void files_end(struct files_state *st)
+{
+	bt_jit_use(NULL);
+	cst_perfmap_close(st->perfmap);
+	st->perfmap = NULL;
+	bt_modules_free(&st->modules);
+}
