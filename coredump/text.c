@@ -42,6 +42,11 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 	if (t->crashed)
 		fprintf(out, " (crashed: %s)", bt_signal_name(t->cursig));
 	fputc('\n', out);
+	bt_print_frames_text(out, t, o);
+}
+
+void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
+{
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bt_frame *b = &t->frames[i];
 		const struct cst_location *l = &b->loc;
