@@ -14,13 +14,16 @@ PLUGIN_OBJ     := $(COMMON_SRC:%.c=$(PIC)/%.o) $(PIC)/coredump/backtrace.o $(PIC
                   $(PLUGIN_SRC:%.c=$(PIC)/%.o)
 PLUGIN_SO      := $(BUILD)/corestack-gdb.so
 PLUGIN_SHARE   := $(PREFIX)/share/corestack
+# gdb cannot load a library built with the sanitizers (their runtime must come first)
+PLUGIN_CFLAGS  := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS))
+PLUGIN_LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
 
 $(PIC)/%.o: %.c $(wildcard common/*.h coredump/*.h plugin/*.h) plugin/plugin.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -Icoredump -Iplugin -DCST_FPBT_FD=$(PLUGIN_FD) -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -fPIC -Icoredump -Iplugin -DCST_FPBT_FD=$(PLUGIN_FD) -c $< -o $@
 
 $(PLUGIN_SO): $(PLUGIN_OBJ) plugin/exports.map
-	$(CC) $(LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=plugin/exports.map -o $@ \
+	$(CC) $(PLUGIN_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=plugin/exports.map -o $@ \
 		$(PLUGIN_OBJ) $(shell pkg-config --libs libdw libelf capstone 2>/dev/null)
 
 # $(call plugin_script,SO_PATH) on stdin corestack.gdb.in, on stdout the script for SO_PATH
