@@ -113,11 +113,13 @@ live() {
 		out=$W/live-$name-$g.out own=$W/live-$name-$g.own json=$W/live-$name-$g.json
 		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex starti \
 			-ex "break *$addr" -ex continue -ex tbt -ex tfp -ex 'thread apply all tfp' \
+			-ex 'info frame' -ex up -ex 'info frame' -ex down -ex 'frame 1' -ex 'frame 0' \
 			-ex "gcore $W/live-$name-$g.core" -ex finish -ex 'printf "@@finish %#lx\n", $pc' \
 			-ex next -ex 'info symbol $pc' -ex 'echo @@done\n' "$prog" > "$out" 2>&1 < /dev/null
 		own=$W/live-$name-gdb.own     # gdb's own bt: once, with gdb
 		[ -s "$own" ] || timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -ex starti -ex "break *$addr" \
-			-ex continue -ex tbt -ex 'echo @@done\n' "$prog" > "$own" 2>&1 < /dev/null
+			-ex continue -ex tbt -ex 'info frame' -ex up -ex 'info frame' -ex 'echo @@done\n' \
+			"$prog" > "$own" 2>&1 < /dev/null
 		if broken "$out"; then
 			fail "plugin-live-$name-$g" "gdb died: $(grep -E 'error|Fatal|Abort' "$out" | head -2)"
 			continue
@@ -127,6 +129,17 @@ live() {
 		r=$(python3 "$CHECK" fpbt "$out" "$json" 2>&1) && pass "plugin-live-$name-$g-fpbt" ||
 			fail "plugin-live-$name-$g-fpbt" "$r"
 		check_bt "plugin-live-$name-$g-bt" "$out" "$own" "$json"
+		# frame ids: gdb's own (the CFA) wherever gdb's own bt was right
+		local ids_own ids_mine
+		ids_own=$(grep -oE '^Stack level [01], frame at 0x[0-9a-f]+' "$own")
+		ids_mine=$(grep -oE '^Stack level [01], frame at 0x[0-9a-f]+' "$out")
+		if [ "$(echo "$ids_mine" | wc -l)" != 2 ]; then
+			fail "plugin-live-$name-$g-frame-ids" "info frame/up/down: $(echo $ids_mine)"
+		elif [[ $(python3 "$CHECK" bt "$own" "$json" 2>&1) == *complete ]] && [ "$ids_own" != "$ids_mine" ]; then
+			fail "plugin-live-$name-$g-frame-ids" "gdb's own: $(echo $ids_own); with the plugin: $(echo $ids_mine)"
+		else
+			pass "plugin-live-$name-$g-frame-ids"
+		fi
 		read -r caller cfn < <(caller_of "$json")
 		if grep -q "^@@finish $caller\$" "$out"; then
 			pass "plugin-live-$name-$g-finish"
