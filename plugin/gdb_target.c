@@ -30,13 +30,14 @@ void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_e
 	t->big_endian = big_endian;
 }
 
-int cst_gdb_reg_get(struct gdb_unwind_callbacks *cb, int regnum, bool big_endian, uint64_t *val)
+int cst_gdb_reg_get(struct gdb_unwind_callbacks *cb, int regnum, unsigned size, bool big_endian,
+		    uint64_t *val)
 {
 	struct gdb_reg_value *v = cb->reg_get(cb, regnum);
 	if (!v)
 		return -CST_E_MEMORY;
-	int rc = -CST_E_MEMORY;
-	if (v->defined && (v->size == 4 || v->size == 8)) {
+	int rc = v->size != (int)size ? -CST_E_ARCH : -CST_E_MEMORY;
+	if (v->defined && v->size == (int)size && (size == 4 || size == 8)) {
 		uint64_t x = 0;
 		for (int i = 0; i < v->size; i++) {
 			int k = big_endian ? i : v->size - 1 - i;

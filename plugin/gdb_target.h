@@ -14,9 +14,11 @@ void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_e
 
 /* Reads register REGNUM (a DWARF number that exists for the inferior's architecture: gdb
  * aborts on any other) of the frame being unwound.  Stores the value of a defined register
- * of SIZE 4 or 8 bytes in *VAL (the inferior's byte order decoded).  Returns 0, or
- * -CST_E_MEMORY when gdb gave no value, an undefined one or one of another size. */
-int cst_gdb_reg_get(struct gdb_unwind_callbacks *cb, int regnum, bool big_endian, uint64_t *val);
+ * of SIZE bytes (4 or 8) in *VAL (the inferior's byte order decoded).  Returns 0, or
+ * -CST_E_MEMORY when gdb gave no value or an undefined one, -CST_E_ARCH when the register
+ * has another size (gdb's architecture is not the one expected). */
+int cst_gdb_reg_get(struct gdb_unwind_callbacks *cb, int regnum, unsigned size, bool big_endian,
+		    uint64_t *val);
 
 /* Gives gdb the caller's register REGNUM (a DWARF number of the inferior's architecture)
  * as a SIZE-byte (4 or 8) value.  Returns 0 or -CST_E_NOMEM (the register stays

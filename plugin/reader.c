@@ -50,15 +50,20 @@ static struct {
 	unsigned next_id;
 } P;
 
-/* Reads registers 0..nregs-1 of the frame being unwound into R; pc and sp are required. */
+/* Reads registers 0..nregs-1 of the frame being unwound into R; pc and sp are required.
+ * Register 0 comes first: if gdb's architecture is not the inferior's as found (a remote
+ * target beside a traced process), its size differs and no other number is asked for. */
 static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, struct cst_regs *r)
 {
 	int n = gdb_nregs(a);
 	cst_regs_clear(r);
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
-		if (cst_gdb_reg_get(cb, i, a->big_endian, &v) == 0)
+		int rc = cst_gdb_reg_get(cb, i, a->addr_size, a->big_endian, &v);
+		if (rc == 0)
 			cst_reg_set(r, i, v);
+		else if (rc == -CST_E_ARCH)
+			return rc;
 	}
 	return n > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
 }
@@ -224,9 +229,11 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	if (!a || gdb_nregs(a) == 0)
 		return none;
 	uint64_t pc = 0, sp = 0, fp = 0;
-	cst_gdb_reg_get(cb, a->pc_reg, a->big_endian, &pc);
-	cst_gdb_reg_get(cb, a->sp_reg, a->big_endian, &sp);
-	cst_gdb_reg_get(cb, a->fp_reg, a->big_endian, &fp);
+	if (cst_gdb_reg_get(cb, 0, a->addr_size, a->big_endian, &pc) == -CST_E_ARCH)
+		return none;
+	cst_gdb_reg_get(cb, a->pc_reg, a->addr_size, a->big_endian, &pc);
+	cst_gdb_reg_get(cb, a->sp_reg, a->addr_size, a->big_endian, &sp);
+	cst_gdb_reg_get(cb, a->fp_reg, a->addr_size, a->big_endian, &fp);
 	for (unsigned i = 0; i < NCLAIMED; i++) {
 		const struct claimed *k = &P.ids[(P.next_id - 1 - i) % NCLAIMED];
 		if (k->pc == pc && k->sp == sp && k->fp == fp && (k->pc || k->sp))
