@@ -247,6 +247,9 @@ core_stop tail-body fp tail leaf2 body
 core_stop tail-body cfi tail leaf2 body
 core_crash threads cfi threads
 core_crash segv fp-stripped segv
+# -g: inlined functions are frames of their own in fpbt
+core_stop leaf-body g leaf leaf body
+core_crash cold g cold
 for c in leaf-entry-fp-stripped leaf0-body-fp-stripped; do
 	[ -f "$W/live-$c-gdb.core" ] && on_core "$c" "$T/leaf-fp-stripped" "$W/live-$c-gdb.core"
 done
@@ -354,7 +357,9 @@ if [ -n "$base" ]; then
 	for m in $(python3 tests/lib/mkbad.py list 2>&1 | awk '{print $1}'); do
 		python3 tests/lib/mkbad.py "$m" "$base" "$W/bad/$m.core" >/dev/null 2>&1 || rm -f "$W/bad/$m.core"
 	done
-	cores=$(ls "$W"/cores/*.core "$W"/live-*.core "$W"/i386-*.core "$W"/bad/*.core 2>/dev/null)
+	# with tests/run.sh: its table's cores too
+	cores=$(ls "$W"/cores/*.core "$W"/live-*.core "$W"/i386-*.core "$W"/bad/*.core \
+		${CORESTACK_TEST_CORES:+"$CORESTACK_TEST_CORES"/*.core} 2>/dev/null)
 	args=()
 	for c in $cores; do
 		args+=(-ex "echo @@core $c\\n" -ex "core-file $c" -ex 'thread apply all bt 20' -ex 'thread apply all fpbt 20')
