@@ -280,6 +280,13 @@ static struct gdb_reader_funcs funcs = {
 	.destroy = reader_destroy,
 };
 
+/* gdb does not call destroy when it exits; the fpbt directory goes when the library is
+ * unloaded at exit. */
+__attribute__((destructor)) static void reader_at_exit(void)
+{
+	cst_fpbt_close();
+}
+
 struct gdb_reader_funcs *gdb_init_reader(void)
 {
 	memset(&P, 0, sizeof P);

@@ -20,6 +20,9 @@ T=$B/tests
 CHECK=$TOP/tests/plugin/check_gdb.py
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+# the plugin makes its fpbt directory under TMPDIR: every gdb here must remove its own
+mkdir -p "$W/tmp"
+export TMPDIR=$W/tmp
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -375,3 +378,7 @@ if [ -n "$base" ]; then
 else
 	skip plugin-every-core "no cores were made"
 fi
+
+left=$(ls -d "$W"/tmp/corestack-gdb.* 2>/dev/null | wc -l)
+[ "$left" = 0 ] && pass plugin-no-leftover-directories ||
+	fail plugin-no-leftover-directories "$left fpbt directories left after gdb exited"
