@@ -55,6 +55,18 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	return 0;
 }
 
+int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs)
+{
+	int rc = cst_unwind_start(u, env, regs);
+	if (rc < 0)
+		return rc;
+	if (u->cur.pc == 0)
+		return -CST_E_INVAL;
+	u->cur.lookup_pc = u->cur.pc - 1;
+	u->cur_is_context = false;
+	return 0;
+}
+
 const char *cst_unwind_stop_reason(const struct cst_unwind *u)
 {
 	switch (u->stop) {

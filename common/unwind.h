@@ -131,6 +131,12 @@ struct cst_unwind {
  * ENV->arch must be valid).  Returns 0, or -CST_E_INVAL when pc or sp is missing. */
 int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs);
 
+/* Like cst_unwind_start, for a frame that another unwinder found: REGS are a caller's
+ * registers (pc is a return address, looked up one byte back) and not a full context, so
+ * its caller gets no recovered-caller marker.  Returns 0, or -CST_E_INVAL when pc or sp is
+ * missing or pc is 0. */
+int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs);
+
 /* Stores the next frame, outward, in *F.  Returns 1 with a frame, 0 at the clean end of the
  * walk (the outermost frame was the last one), or a negative code when the walk stopped
  * early (-CST_E_MEMORY: a failed read; -CST_E_LIMIT: the frame limit or a stack pointer that

@@ -61,6 +61,8 @@ void bt_print_process_text(FILE *out, const struct bt_process *p);
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
 /* One frame's line (and its provenance line with O->verbose), as in bt_print_thread_text. */
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o);
+/* The frames of T alone, without the thread's header line (the gdb plugin's fpbt). */
+void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
 
 /* JSON (schema version 1, README "JSON output"): the process object with an empty
  * "threads" array to which bt_json_add_thread appends; bt_json_print writes and frees it. */

@@ -86,6 +86,11 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 		fprintf(out, o->color ? " (" C_CRASH "crashed: %s" C_RESET ")" : " (crashed: %s)",
 			bt_signal_name(t->cursig));
 	fputc('\n', out);
+	bt_print_frames_text(out, t, o);
+}
+
+void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
+{
 	for (size_t i = 0; i < t->n; i++)
 		bt_print_frame_text(out, &t->frames[i], o);
 	if (t->rc < 0 || t->n == 0)

@@ -73,6 +73,7 @@ mkdir -p "$T/work" || exit 2
 find "$T/work" -mindepth 1 -maxdepth 1 -name 'run.*' -mmin +120 -exec rm -rf {} +
 WORK=$(mktemp -d "$T/work/run.XXXXXX") || exit 2
 mkdir -p "$WORK/cores"
+export CORESTACK_TEST_CORES=$WORK/cores   # tests/t_plugin.sh loads each of them in gdb
 CORESTACK=${CORESTACK:-$BUILD/corestack}    # the binary under test
 export CORESTACK
 have_cs=1

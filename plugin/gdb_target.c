@@ -1,0 +1,76 @@
+/* gdb's JIT reader callbacks as a cst_target.  See gdb_target.h. */
+#include "gdb_target.h"
+#include "error.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+static int gdb_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	gdb_target_read *read = (gdb_target_read *)priv;
+	unsigned char *p = buf;
+	while (len > 0) {
+		/* the callback takes an int length */
+		int n = len > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)len;
+		if (read((GDB_CORE_ADDR)addr, p, n) != GDB_SUCCESS)
+			return -CST_E_MEMORY;
+		p += n;
+		addr += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static const struct cst_target_ops gdb_ops = { .read = gdb_read };
+
+void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian)
+{
+	t->ops = &gdb_ops;
+	t->priv = (void *)read;
+	t->big_endian = big_endian;
+}
+
+int cst_gdb_reg_get(struct gdb_unwind_callbacks *cb, int regnum, unsigned size, bool big_endian,
+		    uint64_t *val)
+{
+	struct gdb_reg_value *v = cb->reg_get(cb, regnum);
+	if (!v)
+		return -CST_E_MEMORY;
+	int rc = v->size != (int)size ? -CST_E_ARCH : -CST_E_MEMORY;
+	if (v->defined && v->size == (int)size && (size == 4 || size == 8)) {
+		uint64_t x = 0;
+		for (int i = 0; i < v->size; i++) {
+			int k = big_endian ? i : v->size - 1 - i;
+			x = (x << 8) | v->value[k];
+		}
+		*val = x;
+		rc = 0;
+	}
+	if (v->free)
+		v->free(v);
+	return rc;
+}
+
+static void free_value(struct gdb_reg_value *v)
+{
+	free(v);
+}
+
+int cst_gdb_reg_set(struct gdb_unwind_callbacks *cb, int regnum, unsigned size, bool big_endian,
+		    uint64_t val)
+{
+	if (size != 4 && size != 8)
+		return -CST_E_INVAL;
+	struct gdb_reg_value *v = malloc(sizeof *v + size);
+	if (!v)
+		return -CST_E_NOMEM;
+	v->size = (int)size;
+	v->defined = 1;
+	v->free = free_value;
+	for (unsigned i = 0; i < size; i++) {
+		unsigned k = big_endian ? size - 1 - i : i;
+		v->value[k] = (unsigned char)(val >> (8 * i));
+	}
+	cb->reg_set(cb, regnum, v);
+	return 0;
+}

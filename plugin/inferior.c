@@ -1,0 +1,261 @@
+/* Finding gdb's inferior from gdb's own descriptors.  See inferior.h. */
+#include "inferior.h"
+#include "error.h"
+#include "live.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The TracerPid line of /proc/PID/status (proc(5)); -1 when unreadable. */
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	pid_t t = -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
+
+/* The ELF header fields of an open file: class, data, type and machine (elf.h). */
+struct elf_id { int cls, data, type, machine; };
+
+static bool read_elf_id(int fd, struct elf_id *id)
+{
+	unsigned char h[20];
+	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return false;
+	id->cls = h[EI_CLASS];
+	id->data = h[EI_DATA];
+	/* e_type at offset 16, e_machine at 18, both 16 bits in the file's byte order */
+	bool be = id->data == ELFDATA2MSB;
+	id->type = be ? h[16] << 8 | h[17] : h[17] << 8 | h[16];
+	id->machine = be ? h[18] << 8 | h[19] : h[19] << 8 | h[18];
+	return true;
+}
+
+struct found {
+	int npids, ncores;
+	pid_t pid;
+	char core[4096];
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Looks through gdb's descriptors for /proc/PID/.../mem files and open core files. */
+static void scan_fds(struct found *fo)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	int dfd = dirfd(d);
+	struct dirent *e;
+	char target[4096];
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		ssize_t n = readlinkat(dfd, e->d_name, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		int pid, tid;
+		char tail[8];
+		if ((sscanf(target, "/proc/%d/task/%d/me%7s", &pid, &tid, tail) == 3 ||
+		     sscanf(target, "/proc/%d/me%7s", &pid, tail) == 2) && strcmp(tail, "m") == 0) {
+			if (fo->npids == 0 || fo->pid != pid)
+				fo->npids++;
+			fo->pid = pid;
+			continue;
+		}
+		if (target[0] != '/')
+			continue;
+		int fd = atoi(e->d_name);
+		struct stat st;
+		struct elf_id id;
+		if (fd == dfd || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !read_elf_id(fd, &id) ||
+		    id.type != ET_CORE)
+			continue;
+		if (fo->ncores > 0 && fo->dev == st.st_dev && fo->ino == st.st_ino)
+			continue;
+		fo->ncores++;
+		snprintf(fo->core, sizeof fo->core, "%s", target);
+		fo->dev = st.st_dev;
+		fo->ino = st.st_ino;
+	}
+	closedir(d);
+}
+
+/* Processes gdb traces, when no memory file names one: every /proc/N with TracerPid = gdb. */
+static void scan_traced(struct found *fo)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	pid_t self = getpid();
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || tracer_of((pid_t)pid) != self)
+			continue;
+		fo->npids++;
+		fo->pid = (pid_t)pid;
+	}
+	closedir(d);
+}
+
+/* FNV-1a (64-bit) of /proc/PID/maps: changes when modules are mapped or unmapped. */
+static uint64_t maps_hash(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+	close(fd);
+	return h;
+}
+
+void cst_inferior_close(struct cst_inferior *inf)
+{
+	cst_unwind_env_free(&inf->env);
+	if (inf->syms)
+		cst_symbols_close(inf->syms);
+	if (inf->core)
+		cst_core_close(inf->core);
+	memset(inf, 0, sizeof *inf);
+}
+
+static int unusable(struct cst_inferior *inf, int code, const char *fmt, const char *arg)
+{
+	char why[sizeof inf->why];
+	snprintf(why, sizeof why, fmt, arg);
+	cst_inferior_close(inf);
+	snprintf(inf->why, sizeof inf->why, "%s", why);
+	return code;
+}
+
+static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
+{
+	char path[64], err[256], num[16];
+	snprintf(num, sizeof num, "%d", (int)pid);
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct elf_id id;
+	bool ok = fd >= 0 && read_elf_id(fd, &id);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return unusable(inf, -CST_E_NOENT, "cannot read the executable of process %s", num);
+	inf->kind = CST_INF_LIVE;
+	inf->pid = pid;
+	inf->maps_hash = hash;
+	inf->arch = cst_arch_find(id.machine, id.cls);
+	if (!inf->arch)
+		return unusable(inf, -CST_E_ARCH, "process %s: an architecture corestack does not unwind", num);
+	if (cst_symbols_open_pid(&inf->syms, pid, err, sizeof err) < 0)
+		return unusable(inf, -CST_E_DWFL, "%s", err);
+	inf->env.arch = inf->arch;
+	inf->env.syms = inf->syms;
+	return 0;
+}
+
+static int open_core(struct cst_inferior *inf, const struct found *fo)
+{
+	char err[256], why[sizeof inf->why];
+	struct cst_core_options opt = { 0 };
+	int rc = cst_core_open(fo->core, &opt, &inf->core, err, sizeof err);
+	if (rc < 0) {
+		snprintf(why, sizeof why, "%s: %s", fo->core, err);
+		return unusable(inf, rc, "%s", why);
+	}
+	inf->kind = CST_INF_CORE;
+	snprintf(inf->core_path, sizeof inf->core_path, "%s", fo->core);
+	inf->core_dev = fo->dev;
+	inf->core_ino = fo->ino;
+	inf->arch = cst_core_arch(inf->core);
+	if (cst_symbols_open_core(&inf->syms, inf->core, err, sizeof err) < 0)
+		return unusable(inf, -CST_E_DWFL, "%s", err);
+	inf->env.arch = inf->arch;
+	inf->env.syms = inf->syms;
+	return 0;
+}
+
+int cst_inferior_update(struct cst_inferior *inf)
+{
+	struct found fo = { 0 };
+	scan_fds(&fo);
+	if (fo.npids == 1 && tracer_of(fo.pid) != getpid())
+		fo.npids = 0;
+	if (fo.npids == 0 && fo.ncores == 0)
+		scan_traced(&fo);
+	if (fo.npids + fo.ncores == 0)
+		return unusable(inf, -CST_E_NOENT, "%s", "no process or core file found in gdb");
+	if (fo.npids + fo.ncores > 1)
+		return unusable(inf, -CST_E_NOENT, "%s", "several processes or core files are open in gdb");
+
+	if (fo.npids == 1) {
+		uint64_t h = maps_hash(fo.pid);
+		if (inf->kind == CST_INF_LIVE && inf->pid == fo.pid && inf->maps_hash == h && inf->syms)
+			return 0;
+		cst_inferior_close(inf);
+		return open_live(inf, fo.pid, h);
+	}
+	if (inf->kind == CST_INF_CORE && inf->core_dev == fo.dev && inf->core_ino == fo.ino && inf->syms)
+		return 0;
+	cst_inferior_close(inf);
+	return open_core(inf, &fo);
+}
+
+bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
+{
+	const struct cst_arch *a = inf->arch;
+	uint64_t tpc, tsp;
+	if (!a)
+		return false;
+	if (inf->kind == CST_INF_CORE) {
+		for (size_t i = 0; i < cst_core_nthreads(inf->core); i++) {
+			const struct cst_core_thread *t = cst_core_thread(inf->core, i);
+			if (cst_reg_get(&t->regs, a->pc_reg, &tpc) && cst_reg_get(&t->regs, a->sp_reg, &tsp) &&
+			    tpc == pc && tsp == sp)
+				return true;
+		}
+		return false;
+	}
+	if (inf->kind != CST_INF_LIVE || a != &cst_arch_x86_64)
+		return false;   /* PTRACE_GETREGS is read as x86-64 user_regs_struct */
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)inf->pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		struct cst_regs r;
+		if (*end || tid <= 0 || cst_live_getregs((int)tid, &r) < 0)
+			continue;
+		found = cst_reg_get(&r, a->pc_reg, &tpc) && cst_reg_get(&r, a->sp_reg, &tsp) &&
+			tpc == pc && tsp == sp;
+	}
+	closedir(d);
+	return found;
+}

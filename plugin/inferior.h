@@ -1,0 +1,49 @@
+/* The process gdb is debugging, found from the outside: a JIT reader is told nothing about
+ * it.  gdb keeps the files of its inferior open, so its own descriptors name it:
+ *   - a live process: /proc/PID/task/TID/mem (gdb reads memory through it), confirmed by
+ *     TracerPid in /proc/PID/status being gdb itself, else any process gdb traces;
+ *   - a core file: an open regular file whose ELF header says ET_CORE.
+ * From it come the architecture (the executable's or the core's ELF header, read before any
+ * register is touched), the modules for symbols (/proc/PID/maps or the core's NT_FILE), and
+ * the threads' own registers, which tell frame 0 from a caller. */
+#ifndef CST_GDB_INFERIOR_H
+#define CST_GDB_INFERIOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "core.h"
+#include "symbols.h"
+#include "unwind.h"
+
+enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE };
+
+struct cst_inferior {
+	enum cst_inferior_kind kind;
+	pid_t pid;                   /* live: the process */
+	char core_path[4096];        /* core: the file gdb has open */
+	dev_t core_dev;
+	ino_t core_ino;
+	uint64_t maps_hash;          /* live: hash of /proc/PID/maps when symbols were read */
+	const struct cst_arch *arch; /* NULL: an architecture corestack does not unwind */
+	struct cst_core *core;
+	struct cst_symbols *syms;
+	struct cst_unwind_env env;   /* arch, syms and the decoded-code cache; target set per call */
+	char why[4400];               /* why the inferior is not usable, for fpbt */
+};
+
+/* Finds gdb's inferior again and reopens what changed (another process or core, new
+ * mappings).  Returns 0 when INF is usable (arch and symbols known), or a negative code with
+ * INF->why set: -CST_E_NOENT no inferior found or several, -CST_E_ARCH an architecture
+ * corestack does not unwind, another code when its modules cannot be read. */
+int cst_inferior_update(struct cst_inferior *inf);
+
+/* True when PC and SP (target virtual addresses) are the registers some thread of INF stops
+ * with: the frame is a frame 0, not a caller.  Live threads are read with PTRACE_GETREGS
+ * (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
+bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp);
+
+/* Releases everything INF holds; INF is then empty. */
+void cst_inferior_close(struct cst_inferior *inf);
+
+#endif

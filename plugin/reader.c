@@ -1,0 +1,295 @@
+/* corestack-gdb.so: a gdb JIT reader (gdb/jit-reader.h) that unwinds with common/'s cursor.
+ *
+ * gdb asks the reader to unwind every frame before its own CFI unwinder.  The reader claims
+ * a frame only where its rules are exact and gdb's are not better: code without CFI whose
+ * caller the instruction analysis or the frame record finds.  Everything else is left to gdb
+ * (GDB_FAIL), and so is every frame when the inferior is unknown, of an architecture the
+ * reader does not know gdb's register numbers for, or when anything fails to read.
+ *
+ * The same unwind call serves the `fpbt` command (fpbt.h): the first call after a request
+ * carries frame 0's registers; the whole walk is done then, with gdb's memory, and written
+ * for gdb to print.  fpbt adds no frames to gdb's frame cache, so the frames of lost tail
+ * calls exist only in its output and `finish`, `next` and `step` never see them. */
+#include <gdb/jit-reader.h>
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backtrace.h"
+#include "error.h"
+#include "fpbt.h"
+#include "gdb_target.h"
+#include "inferior.h"
+
+GDB_DECLARE_GPL_COMPATIBLE_READER
+
+/* DWARF register numbers 0..n-1 that gdb 13 has for an architecture the reader handles.
+ * Asking gdb for a number its architecture lacks is an internal error that aborts gdb, so an
+ * architecture that is not listed is never touched.  x86-64: rax..r15 are 0-15 and rip is 16
+ * (System V AMD64 psABI, "DWARF Register Number Mapping"). */
+static int gdb_nregs(const struct cst_arch *a)
+{
+	if (a->elf_machine == EM_X86_64 && a->elf_class == ELFCLASS64 && a->nregs <= 17)
+		return a->nregs;
+	return 0;
+}
+
+/* Frame ids of the frames claimed, by the frame's own pc, sp and fp: gdb asks for the id
+ * after the unwind call, with the same registers. */
+struct claimed {
+	uint64_t pc, sp, fp;
+	struct gdb_frame_id id;
+};
+#define NCLAIMED 64
+
+static struct {
+	struct cst_inferior inf;
+	struct claimed ids[NCLAIMED];
+	unsigned next_id;
+} P;
+
+/* Reads registers 0..nregs-1 of the frame being unwound into R; pc and sp are required.
+ * Register 0 comes first: if gdb's architecture is not the inferior's as found (a remote
+ * target beside a traced process), its size differs and no other number is asked for. */
+static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, struct cst_regs *r)
+{
+	int n = gdb_nregs(a);
+	cst_regs_clear(r);
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
+		int rc = cst_gdb_reg_get(cb, i, a->addr_size, a->big_endian, &v);
+		if (rc == 0)
+			cst_reg_set(r, i, v);
+		else if (rc == -CST_E_ARCH)
+			return rc;
+	}
+	return n > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
+}
+
+/* ---- fpbt --------------------------------------------------------------------------- */
+
+static void fpbt_answer_walk(const struct cst_fpbt_request *rq, const struct cst_regs *regs)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	struct cst_unwind_env *env = &P.inf.env;
+	env->max_frames = rq->max_frames;
+	struct bt_thread t = { 0 };
+	if (bt_walk(env, regs, &t) < 0) {
+		fputs("corestack: out of memory\n", out);
+	} else {
+		bool more = rq->max_frames && t.rc == -CST_E_LIMIT && strncmp(t.stop, "frame limit", 11) == 0;
+		if (more)
+			t.rc = 0;
+		struct bt_options o = { .verbose = rq->verbose, .color = false };
+		bt_print_frames_text(out, &t, &o);
+		if (more)
+			fputs("(More stack frames follow...)\n", out);
+	}
+	bt_thread_free(&t);
+	env->max_frames = 0;
+	if (fclose(out) == 0)
+		cst_fpbt_answer(text);
+	free(text);
+}
+
+static void fpbt_answer_error(const char *fmt, const char *arg)
+{
+	char line[256];
+	int n = snprintf(line, sizeof line, fmt, arg);
+	if (n > 0 && (size_t)n < sizeof line - 1) {
+		line[n] = '\n';
+		line[n + 1] = 0;
+	}
+	cst_fpbt_answer(line);
+}
+
+/* ---- claiming a frame --------------------------------------------------------------- */
+
+struct claim {
+	struct cst_regs caller;
+	struct gdb_frame_id id;
+};
+
+/* Decides whether the reader's rules are exact for the frame whose registers are REGS.
+ * Returns 0 with C filled, or -1: gdb's own unwinders take the frame. */
+static int decide(const struct cst_regs *regs, struct claim *c)
+{
+	struct cst_unwind_env *env = &P.inf.env;
+	const struct cst_arch *a = env->arch;
+	uint64_t pc = 0, sp = 0;
+	cst_reg_get(regs, a->pc_reg, &pc);
+	cst_reg_get(regs, a->sp_reg, &sp);
+	if (pc == 0 || !cst_symbols_in_module(env->syms, pc))
+		return -1;
+	bool context = cst_inferior_is_context(&P.inf, pc, sp);
+	uint64_t lookup = context ? pc : pc - 1;
+
+	/* Code with CFI: gdb's DWARF unwinder follows the same CFI and builds the same ids. */
+	Dwarf_Frame *row = cst_symbols_cfi(env->syms, lookup, NULL);
+	if (row) {
+		free(row);
+		return -1;
+	}
+	struct cst_unwind u;
+	if ((context ? cst_unwind_start(&u, env, regs) : cst_unwind_start_caller(&u, env, regs)) < 0)
+		return -1;
+	struct cst_func fn;
+	bool have_fn = cst_unwind_func(&u, lookup, &fn) == 0;
+	if (!context) {
+		/* a caller's pc must be a return address, or the frame is something else (a
+		 * signal's interrupted frame, a frame gdb made up): not ours */
+		struct cst_call_site site;
+		if (!a->call_before || a->call_before(&u, have_fn ? &fn : NULL, pc, &site) < 0)
+			return -1;
+	}
+	struct cst_frame f;
+	if (cst_unwind_next(&u, &f) != 1)
+		return -1;
+	int rc;
+	while ((rc = cst_unwind_next(&u, &f)) == 1 && f.marker == CST_MARK_LOST_TAIL_CALL)
+		;
+	if (rc != 1 || (f.found_by != CST_FOUND_FP && f.found_by != CST_FOUND_PROLOGUE))
+		return -1;
+	c->caller = f.regs;
+	/* gdb's ids: {CFA, function entry as gdb's symbols give it, 0 without a symbol}; the CFA
+	 * is the caller's sp on x86-64 (psABI: the value of %rsp before the call) */
+	c->id.stack_address = f.sp;
+	c->id.code_address = have_fn && fn.name ? fn.start : 0;
+	return 0;
+}
+
+static void remember(const struct cst_regs *regs, const struct gdb_frame_id *id)
+{
+	const struct cst_arch *a = P.inf.arch;
+	struct claimed *k = &P.ids[P.next_id++ % NCLAIMED];
+	memset(k, 0, sizeof *k);
+	cst_reg_get(regs, a->pc_reg, &k->pc);
+	cst_reg_get(regs, a->sp_reg, &k->sp);
+	cst_reg_get(regs, a->fp_reg, &k->fp);
+	k->id = *id;
+}
+
+static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
+{
+	bool request = cst_fpbt_pending();
+	struct cst_fpbt_request rq;
+	if (request && cst_fpbt_take(&rq) == 0 && rq.error[0]) {
+		fpbt_answer_error("%s", rq.error);
+		request = false;
+	}
+	if (cst_inferior_update(&P.inf) < 0) {
+		if (request)
+			fpbt_answer_error("corestack: %s", P.inf.why);
+		return GDB_FAIL;
+	}
+	const struct cst_arch *a = P.inf.arch;
+	if (gdb_nregs(a) == 0) {
+		if (request)
+			fpbt_answer_error("corestack: no gdb register numbers known for %s", a->name);
+		return GDB_FAIL;
+	}
+	struct cst_regs regs;
+	if (read_regs(cb, a, &regs) < 0) {
+		if (request)
+			fpbt_answer_error("%s", "corestack: gdb gave no pc or sp for frame 0");
+		return GDB_FAIL;
+	}
+	struct cst_target target;
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
+	P.inf.env.target = &target;
+	if (request)
+		fpbt_answer_walk(&rq, &regs);
+
+	struct claim c;
+	enum gdb_status st = GDB_FAIL;
+	if (decide(&regs, &c) == 0) {
+		int n = gdb_nregs(a);
+		for (int i = 0; i < n; i++) {
+			uint64_t v;
+			if (cst_reg_get(&c.caller, i, &v))
+				cst_gdb_reg_set(cb, i, a->addr_size, a->big_endian, v);
+		}
+		remember(&regs, &c.id);
+		st = GDB_SUCCESS;
+	}
+	P.inf.env.target = NULL;
+	return st;
+}
+
+static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
+{
+	struct gdb_frame_id none = { 0, 0 };
+	const struct cst_arch *a = P.inf.arch;
+	if (!a || gdb_nregs(a) == 0)
+		return none;
+	uint64_t pc = 0, sp = 0, fp = 0;
+	if (cst_gdb_reg_get(cb, 0, a->addr_size, a->big_endian, &pc) == -CST_E_ARCH)
+		return none;
+	cst_gdb_reg_get(cb, a->pc_reg, a->addr_size, a->big_endian, &pc);
+	cst_gdb_reg_get(cb, a->sp_reg, a->addr_size, a->big_endian, &sp);
+	cst_gdb_reg_get(cb, a->fp_reg, a->addr_size, a->big_endian, &fp);
+	for (unsigned i = 0; i < NCLAIMED; i++) {
+		const struct claimed *k = &P.ids[(P.next_id - 1 - i) % NCLAIMED];
+		if (k->pc == pc && k->sp == sp && k->fp == fp && (k->pc || k->sp))
+			return k->id;
+	}
+	/* not remembered (evicted): decide again with these registers */
+	struct cst_regs regs;
+	struct claim c;
+	struct cst_target target;
+	if (read_regs(cb, a, &regs) < 0)
+		return none;
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
+	P.inf.env.target = &target;
+	int rc = decide(&regs, &c);
+	P.inf.env.target = NULL;
+	if (rc == 0) {
+		remember(&regs, &c.id);
+		return c.id;
+	}
+	none.stack_address = sp;
+	none.code_address = pc;
+	return none;
+}
+
+static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_symbol_callbacks *cb,
+				   void *memory, long memory_sz)
+{
+	return GDB_FAIL;         /* no JIT debug-info format of its own */
+}
+
+static void reader_destroy(struct gdb_reader_funcs *self)
+{
+	cst_inferior_close(&P.inf);
+	memset(&P, 0, sizeof P);
+	cst_fpbt_close();
+}
+
+static struct gdb_reader_funcs funcs = {
+	.reader_version = GDB_READER_INTERFACE_VERSION,
+	.priv_data = NULL,
+	.read = reader_read,
+	.unwind = reader_unwind,
+	.get_frame_id = reader_frame_id,
+	.destroy = reader_destroy,
+};
+
+/* gdb does not call destroy when it exits; the fpbt directory goes when the library is
+ * unloaded at exit. */
+__attribute__((destructor)) static void reader_at_exit(void)
+{
+	cst_fpbt_close();
+}
+
+struct gdb_reader_funcs *gdb_init_reader(void)
+{
+	memset(&P, 0, sizeof P);
+	cst_fpbt_open();
+	return &funcs;
+}

@@ -1,0 +1,384 @@
+#!/bin/bash
+# The gdb plugin: gdb -batch sessions, in gdb and in gdb-minimal (built without Python), on
+# the test programs, live and on cores.  For each stop:
+#   fpbt      the frames, pcs and markers `corestack --json` finds for the same stop
+#             (live: a gcore taken in the same session), in every thread;
+#   bt        with the plugin never worse than gdb's own, and equal to it where gdb was right
+#             (pcs compared with corestack's real frames);
+#   finish    after fpbt returns to the real caller, `next` then steps in it.
+# Then: loading twice, unloading and loading again, an i386 process and core, unreadable
+# memory, a core without its executable, and every core (plus hostile variants) with `bt`
+# and `fpbt` on every thread: gdb must never abort.
+# Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+cd "$(dirname "$0")/.." || exit 0
+TOP=$(pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
+CS=$B/corestack
+SCRIPT=$B/corestack.gdb
+T=$B/tests
+CHECK=$TOP/tests/plugin/check_gdb.py
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+# the plugin makes its fpbt directory under TMPDIR: every gdb here must remove its own
+mkdir -p "$W/tmp"
+export TMPDIR=$W/tmp
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+if [ ! -f "$B/corestack-gdb.so" ] || [ ! -f "$SCRIPT" ] || [ ! -x "$CS" ]; then
+	skip plugin "$B/corestack-gdb.so, $SCRIPT or $CS not built (make)"
+	exit 0
+fi
+if ! command -v gdb >/dev/null; then
+	skip plugin "gdb is not installed (make deps)"
+	exit 0
+fi
+
+# the debuggers: gdb, and gdb-minimal unpacked by `make gdb-minimal`
+GDBS="gdb"
+GDB_gdb=gdb
+GDB_minimal=$B/gdb-minimal/usr/bin/gdb
+if [ -x "$GDB_minimal" ] && "$GDB_minimal" -batch -nx -ex 'python print(1)' 2>&1 |
+		grep -q 'Python scripting is not supported'; then
+	GDBS="gdb minimal"
+else
+	skip plugin-gdb-minimal "$GDB_minimal is missing or has Python (make gdb-minimal)"
+fi
+
+# helpers every session sources: a bracketed bt and fpbt for check_gdb.py
+cat > "$W/helpers.gdb" <<'EOF'
+set pagination off
+set confirm off
+define tfp
+  echo @@fpbt\n
+  fpbt
+  echo @@end\n
+end
+define tbt
+  printf "@@pc %#lx\n", $pc
+  echo @@bt\n
+  bt
+  echo @@end\n
+end
+EOF
+
+# gdb died or gave up: an internal error, a fatal signal, or a session cut short
+broken() { grep -qE 'internal-error|Fatal signal|A fatal error internal to GDB' "$1" ||
+	! grep -q '@@done' "$1"; }
+
+# runtime address of FUNC WHERE in PROG (gdb runs PIE programs at 0x555555554000)
+stop_addr() {
+	python3 - "$@" <<'EOF'
+import subprocess, sys
+sys.path.insert(0, "tests/lib")
+import mkcore
+prog, func, where = sys.argv[1:4]
+pie = b"DYN" in subprocess.run(["readelf", "-h", prog], capture_output=True).stdout
+print(hex((0x555555554000 if pie else 0) + mkcore.stop_address(prog, func, where)))
+EOF
+}
+
+# pc of the first real caller (no lost tail call) of thread 0, then the functions of the
+# real callers, outward
+caller_of() {
+	python3 -c '
+import json, re, sys
+fs = json.load(open(sys.argv[1]))["threads"][0]["frames"]
+c = [f for f in fs[1:] if f["marker"] != "lost tail call" and not f["inlined"]]
+print(c[0]["pc"], "|".join(re.escape(f["function"] or "??") for f in c))' "$1"
+}
+
+# check_bt NAME OUT_WITH_PLUGIN OUT_OWN JSON: bt never worse than gdb's own
+check_bt() {
+	local name=$1 mine own
+	mine=$(python3 "$CHECK" bt "$2" "$4" 2>&1) || { fail "$name" "$mine"; return; }
+	own=$(python3 "$CHECK" bt "$3" "$4" 2>&1) || { fail "$name" "gdb's own: $own"; return; }
+	if [ "${mine%% *}" -lt "${own%% *}" ]; then
+		fail "$name" "bt with the plugin right for ${mine%% *} frames, gdb's own for ${own%% *} ($mine)"
+	elif [[ $own == *complete && $mine != *complete ]]; then
+		fail "$name" "gdb's own bt was right, with the plugin: $mine"
+	else
+		pass "$name (gdb's own right for ${own%% *} frames, with the plugin ${mine%% *})"
+	fi
+}
+
+# live NAME PROG FUNC WHERE [UNSTRIPPED]: a live stop at FUNC WHERE (found in UNSTRIPPED, the
+# same program with its symbols, when PROG is stripped)
+live() {
+	local name=$1 prog=$2 func=$3 where=$4 addr g out own json caller cfn
+	[ -x "$prog" ] || { skip "plugin-live-$name" "$prog not built (make test-progs)"; return; }
+	addr=$(stop_addr "${5:-$prog}" "$func" "$where") || { skip "plugin-live-$name" "no $func $where"; return; }
+	for g in $GDBS; do
+		local G=GDB_$g
+		out=$W/live-$name-$g.out own=$W/live-$name-$g.own json=$W/live-$name-$g.json
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex starti \
+			-ex "break *$addr" -ex continue -ex tbt -ex tfp -ex 'thread apply all tfp' \
+			-ex 'info frame' -ex up -ex 'info frame' -ex down -ex 'frame 1' -ex 'frame 0' \
+			-ex "gcore $W/live-$name-$g.core" -ex finish -ex 'printf "@@finish %#lx\n", $pc' \
+			-ex next -ex 'info symbol $pc' -ex 'echo @@done\n' "$prog" > "$out" 2>&1 < /dev/null
+		own=$W/live-$name-gdb.own     # gdb's own bt: once, with gdb
+		[ -s "$own" ] || timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -ex starti -ex "break *$addr" \
+			-ex continue -ex tbt -ex 'info frame' -ex up -ex 'info frame' -ex 'echo @@done\n' \
+			"$prog" > "$own" 2>&1 < /dev/null
+		if broken "$out"; then
+			fail "plugin-live-$name-$g" "gdb died: $(grep -E 'error|Fatal|Abort' "$out" | head -2)"
+			continue
+		fi
+		"$CS" --json "$W/live-$name-$g.core" > "$json" 2>/dev/null
+		local r
+		r=$(python3 "$CHECK" fpbt "$out" "$json" 2>&1) && pass "plugin-live-$name-$g-fpbt" ||
+			fail "plugin-live-$name-$g-fpbt" "$r"
+		check_bt "plugin-live-$name-$g-bt" "$out" "$own" "$json"
+		# frame ids: gdb's own (the CFA) wherever gdb's own bt was right
+		local ids_own ids_mine
+		ids_own=$(grep -oE '^Stack level [01], frame at 0x[0-9a-f]+' "$own")
+		ids_mine=$(grep -oE '^Stack level [01], frame at 0x[0-9a-f]+' "$out")
+		if [ "$(echo "$ids_mine" | wc -l)" != 2 ]; then
+			fail "plugin-live-$name-$g-frame-ids" "info frame/up/down: $(echo $ids_mine)"
+		elif [[ $(python3 "$CHECK" bt "$own" "$json" 2>&1) == *complete ]] && [ "$ids_own" != "$ids_mine" ]; then
+			fail "plugin-live-$name-$g-frame-ids" "gdb's own: $(echo $ids_own); with the plugin: $(echo $ids_mine)"
+		else
+			pass "plugin-live-$name-$g-frame-ids"
+		fi
+		read -r caller cfn < <(caller_of "$json")
+		if grep -q "^@@finish $caller\$" "$out"; then
+			pass "plugin-live-$name-$g-finish"
+		else
+			fail "plugin-live-$name-$g-finish" "want $caller, $(grep '^@@finish' "$out")"
+		fi
+		# next in a caller without line information runs to the caller's caller
+		if grep -qE "^($cfn) \+ [0-9]+ in section" "$out" ||
+		   { [[ $cfn == '\?\?'* ]] && grep -q '^No symbol matches' "$out"; }; then
+			pass "plugin-live-$name-$g-next"
+		else
+			fail "plugin-live-$name-$g-next" "want a stop in $cfn: $(sed -n '/^@@finish/,$p' "$out" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# live_crash NAME PROG: a live process stopped by its fatal signal (threads)
+live_crash() {
+	local name=$1 prog=$2 g out own json
+	[ -x "$prog" ] || { skip "plugin-live-$name" "$prog not built (make test-progs)"; return; }
+	for g in $GDBS; do
+		local G=GDB_$g
+		out=$W/live-$name-$g.out own=$W/live-$name-$g.own json=$W/live-$name-$g.json
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex run -ex tbt \
+			-ex 'thread apply all tfp' -ex "gcore $W/live-$name-$g.core" \
+			-ex 'echo @@done\n' "$prog" > "$out" 2>&1 < /dev/null
+		own=$W/live-$name-gdb.own
+		[ -s "$own" ] || timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -ex run -ex tbt \
+			-ex 'echo @@done\n' "$prog" > "$own" 2>&1 < /dev/null
+		if broken "$out"; then
+			fail "plugin-live-$name-$g" "gdb died: $(grep -E 'error|Fatal|Abort' "$out" | head -2)"
+			continue
+		fi
+		"$CS" --json "$W/live-$name-$g.core" > "$json" 2>/dev/null
+		local r n
+		r=$(python3 "$CHECK" fpbt "$out" "$json" 2>&1) && pass "plugin-live-$name-$g-fpbt" ||
+			fail "plugin-live-$name-$g-fpbt" "$r"
+		n=$(grep -c '^@@fpbt' "$out")
+		[ "$n" -ge 4 ] && pass "plugin-live-$name-$g-all-threads" ||
+			fail "plugin-live-$name-$g-all-threads" "fpbt ran for $n threads"
+		check_bt "plugin-live-$name-$g-bt" "$out" "$own" "$json"
+	done
+}
+
+# on_core NAME PROG CORE: the same checks on a core file
+on_core() {
+	local name=$1 prog=$2 core=$3 g out own json=$W/core-$name.json
+	"$CS" --json "$core" > "$json" 2>/dev/null
+	for g in $GDBS; do
+		local G=GDB_$g
+		out=$W/core-$name-$g.out own=$W/core-$name-$g.own
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex tbt \
+			-ex 'thread apply all tfp' -ex 'echo @@done\n' "$prog" "$core" > "$out" 2>&1 < /dev/null
+		own=$W/core-$name-gdb.own
+		[ -s "$own" ] || timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -ex tbt -ex 'echo @@done\n' \
+			"$prog" "$core" > "$own" 2>&1 < /dev/null
+		if broken "$out"; then
+			fail "plugin-core-$name-$g" "gdb died: $(grep -E 'error|Fatal|Abort' "$out" | head -2)"
+			continue
+		fi
+		local r
+		r=$(python3 "$CHECK" fpbt "$out" "$json" 2>&1) && pass "plugin-core-$name-$g-fpbt" ||
+			fail "plugin-core-$name-$g-fpbt" "$r"
+		check_bt "plugin-core-$name-$g-bt" "$out" "$own" "$json"
+	done
+}
+
+# core_stop NAME VARIANT PROG FUNC WHERE / core_crash NAME VARIANT PROG
+core_stop() {
+	local p=$T/$3-$2 c=$W/cores/$1-$2.core
+	[ -x "$p" ] || { skip "plugin-core-$1-$2" "$p not built"; return; }
+	python3 tests/lib/mkcore.py stop "$c" "$p" "$4" "$5" 2> "$c.err" >/dev/null ||
+		{ fail "plugin-core-$1-$2" "no core: $(head -1 "$c.err")"; return; }
+	on_core "$1-$2" "$p" "$c"
+}
+core_crash() {
+	local p=$T/$3-$2 c=$W/cores/$1-$2.core
+	[ -x "$p" ] || { skip "plugin-core-$1-$2" "$p not built"; return; }
+	python3 tests/lib/mkcore.py crash "$c" "$p" 2> "$c.err" >/dev/null ||
+		{ fail "plugin-core-$1-$2" "no core: $(head -1 "$c.err")"; return; }
+	on_core "$1-$2" "$p" "$c"
+}
+mkdir -p "$W/cores"
+
+# --- live stops: entry, after push, body, ret, a frameless leaf, after a tail call, threads
+for v in fp cfi; do
+	live "leaf-entry-$v" "$T/leaf-$v" leaf entry
+	live "leaf-ret-$v" "$T/leaf-$v" leaf ret
+	live "tail-body-$v" "$T/tail-$v" leaf2 body
+done
+live "leaf0-body-fp" "$T/leaf-fp" leaf0 body
+live "leaf-afterpush-fp" "$T/leaf-fp" leaf afterpush
+live "leaf-body-fpnoleaf" "$T/leaf-fpnoleaf" leaf body
+live_crash "threads-fp" "$T/threads-fp"
+# without symbols gdb's own unwinder cannot find the function's entry and follows %rbp too soon
+live "leaf-entry-fp-stripped" "$T/leaf-fp-stripped" leaf entry "$T/leaf-fp"
+live "leaf0-body-fp-stripped" "$T/leaf-fp-stripped" leaf0 body "$T/leaf-fp"
+
+# --- the same stops on cores
+core_stop leaf-entry fp leaf leaf entry
+core_stop leaf-afterpush fp leaf leaf afterpush
+core_stop leaf-ret fpnoleaf leaf leaf ret
+core_stop leaf0-body cfi leaf leaf0 body
+core_stop tail-body fp tail leaf2 body
+core_stop tail-body cfi tail leaf2 body
+core_crash threads cfi threads
+core_crash segv fp-stripped segv
+# -g: inlined functions are frames of their own in fpbt
+core_stop leaf-body g leaf leaf body
+core_crash cold g cold
+for c in leaf-entry-fp-stripped leaf0-body-fp-stripped; do
+	[ -f "$W/live-$c-gdb.core" ] && on_core "$c" "$T/leaf-fp-stripped" "$W/live-$c-gdb.core"
+done
+
+# --- loading twice, unloading, loading again
+p=$T/leaf-fp
+if [ -x "$p" ]; then
+	out=$W/reload.out
+	addr=$(stop_addr "$p" leaf body)
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'jit-reader-load '"$B/corestack-gdb.so" \
+		-ex starti -ex "break *$addr" -ex continue -ex 'echo @@first\n' -ex fpbt -ex jit-reader-unload -ex 'echo @@unloaded\n' -ex bt \
+		-ex 'jit-reader-load '"$B/corestack-gdb.so" -ex 'echo @@again\n' -ex fpbt -ex 'echo @@done\n' \
+		"$p" > "$out" 2>&1 < /dev/null
+	if broken "$out"; then
+		fail plugin-load-twice "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+	elif ! grep -q 'already loaded' "$out"; then
+		fail plugin-load-twice "no error for a second jit-reader-load: $(head -5 "$out" | tr '\n' ' ')"
+	elif [ "$(sed -n '/^@@first/,/^@@unloaded/p' "$out" | grep -c '^#')" -lt 3 ] ||
+	     [ "$(sed -n '/^@@again/,/^@@done/p' "$out" | grep -c '^#')" -lt 3 ] ||
+	     ! sed -n '/^@@unloaded/,/^@@again/p' "$out" | grep -q '^#0 '; then
+		fail plugin-load-twice "fpbt or bt missing around unload/reload: $(tr '\n' ' ' < "$out" | tail -c 400)"
+	else
+		pass plugin-load-twice
+	fi
+else
+	skip plugin-load-twice "$p not built"
+fi
+
+# --- an i386 process and its core: the plugin must not touch an i386 register
+cat > "$W/i386.s" <<'EOF2'
+	.text
+	.globl _start
+_start:	call f
+	movl $1, %eax
+	xorl %ebx, %ebx
+	int $0x80
+f:	pushl %ebp
+	movl %esp, %ebp
+	call g
+	popl %ebp
+	ret
+g:	int3
+	ret
+EOF2
+if as --32 -o "$W/i386.o" "$W/i386.s" 2>/dev/null && ld -m elf_i386 -o "$W/i386" "$W/i386.o" 2>/dev/null; then
+	for g in $GDBS; do
+		G=GDB_$g out=$W/i386-$g.out
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex run -ex bt -ex fpbt \
+			-ex "gcore $W/i386-$g.core" -ex kill -ex "core-file $W/i386-$g.core" -ex bt -ex fpbt \
+			-ex 'echo @@done\n' "$W/i386" > "$out" 2>&1 < /dev/null
+		if broken "$out"; then
+			fail "plugin-i386-$g" "gdb died: $(grep -E 'error|Fatal' "$out" | head -2)"
+		elif [ "$(grep -c '^#1 .* in f ()' "$out")" != 2 ] || [ "$(grep -c 'corestack: .*architecture' "$out")" != 2 ]; then
+			fail "plugin-i386-$g" "want gdb's bt and fpbt's refusal, live and core: $(tr '\n' ' ' < "$out" | tail -c 400)"
+		else
+			pass "plugin-i386-$g"
+		fi
+	done
+else
+	skip plugin-i386 "as --32 / ld -m elf_i386 cannot build an i386 program"
+fi
+
+# --- unreadable memory: a stack pointer that points nowhere
+p=$T/leaf-fp
+if [ -x "$p" ]; then
+	addr=$(stop_addr "$p" leaf body)
+	out=$W/badsp.out
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex starti -ex "break *$addr" -ex continue \
+		-ex 'set $rsp = 0x10' -ex 'set $rbp = 0x20' -ex bt -ex fpbt -ex 'set $rsp = 0' -ex 'set $pc = 0x40' \
+		-ex bt -ex fpbt -ex 'echo @@done\n' "$p" > "$out" 2>&1 < /dev/null
+	if broken "$out"; then
+		fail plugin-unreadable-memory "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+	elif [ "$(grep -c '^#0 ' "$out")" -lt 4 ]; then
+		fail plugin-unreadable-memory "want bt and fpbt frame 0 twice: $(tr '\n' ' ' < "$out" | tail -c 400)"
+	else
+		pass plugin-unreadable-memory
+	fi
+fi
+
+# --- a core without its executable
+if [ -x "$T/segv-fp" ]; then
+	cp "$T/segv-fp" "$W/gone"
+	if python3 tests/lib/mkcore.py crash "$W/gone.core" "$W/gone" 2>/dev/null >/dev/null; then
+		rm -f "$W/gone"
+		out=$W/gone.out
+		timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex "core-file $W/gone.core" \
+			-ex bt -ex fpbt -ex 'echo @@done\n' > "$out" 2>&1 < /dev/null
+		if broken "$out"; then
+			fail plugin-core-no-executable "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+		elif [ "$(grep -c '^#0 ' "$out")" -lt 2 ]; then
+			fail plugin-core-no-executable "want bt and fpbt: $(tr '\n' ' ' < "$out" | tail -c 400)"
+		else
+			pass plugin-core-no-executable
+		fi
+	else
+		skip plugin-core-no-executable "no core"
+	fi
+fi
+
+# --- every core made here, and hostile variants of one, in one session with the plugin:
+# bt and fpbt on every thread; gdb must reach the end
+base=$(ls "$W"/cores/segv-fp-stripped.core "$W"/cores/*.core 2>/dev/null | head -1)
+if [ -n "$base" ]; then
+	mkdir -p "$W/bad"
+	for m in $(python3 tests/lib/mkbad.py list 2>&1 | awk '{print $1}'); do
+		python3 tests/lib/mkbad.py "$m" "$base" "$W/bad/$m.core" >/dev/null 2>&1 || rm -f "$W/bad/$m.core"
+	done
+	# with tests/run.sh: its table's cores too
+	cores=$(ls "$W"/cores/*.core "$W"/live-*.core "$W"/i386-*.core "$W"/bad/*.core \
+		${CORESTACK_TEST_CORES:+"$CORESTACK_TEST_CORES"/*.core} 2>/dev/null)
+	args=()
+	for c in $cores; do
+		args+=(-ex "echo @@core $c\\n" -ex "core-file $c" -ex 'thread apply all bt 20' -ex 'thread apply all fpbt 20')
+	done
+	out=$W/allcores.out
+	timeout 600 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" "${args[@]}" -ex 'echo @@done\n' > "$out" 2>&1 < /dev/null
+	n=$(grep -c '^@@core' "$out")
+	if broken "$out"; then
+		fail plugin-every-core "gdb died after $(grep '^@@core' "$out" | tail -1)"
+	else
+		pass "plugin-every-core ($n cores, $(ls "$W"/bad/*.core 2>/dev/null | wc -l) of them hostile)"
+	fi
+else
+	skip plugin-every-core "no cores were made"
+fi
+
+left=$(ls -d "$W"/tmp/corestack-gdb.* 2>/dev/null | wc -l)
+[ "$left" = 0 ] && pass plugin-no-leftover-directories ||
+	fail plugin-no-leftover-directories "$left fpbt directories left after gdb exited"
