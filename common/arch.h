@@ -95,6 +95,11 @@ struct cst_arch {
 	 * is a signal frame (its caller was interrupted at an exact pc). */
 	bool (*signal_frame)(struct cst_unwind *u, uint64_t pc);
 
+	/* The number of the target's signal SIGNO in the generic Linux numbering
+	 * (include/uapi/asm-generic/signal.h, which x86 shares), 0 when it has none there;
+	 * NULL when the architecture uses the generic numbers. */
+	int (*generic_signal)(int signo);
+
 	/* Frees what the hooks above cached in the unwind environment's arch_cache. */
 	void (*cache_free)(void *cache);
 };

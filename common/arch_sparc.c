@@ -237,6 +237,20 @@ static int signal_step(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	return 1;
 }
 
+/* ---- signal numbers ---------------------------------------------------------------------- */
+
+/* SPARC Linux numbers (arch/sparc/include/uapi/asm/signal.h) -> generic ones.  SIGEMT (7)
+ * has no generic number. */
+static int generic_signal(int signo)
+{
+	static const unsigned char map[32] = {
+		0, 1, 2, 3, 4, 5, 6, 0 /* EMT */, 8, 9, 7 /* BUS */, 11, 31 /* SYS */, 13, 14, 15,
+		23 /* URG */, 19 /* STOP */, 20 /* TSTP */, 18 /* CONT */, 17 /* CHLD */, 21, 22,
+		29 /* IO */, 24, 25, 26, 27, 28, 30 /* PWR */, 10 /* USR1 */, 12 /* USR2 */,
+	};
+	return signo >= 0 && signo < 32 ? map[signo] : signo;
+}
+
 /* ---- the step ------------------------------------------------------------------------------ */
 
 static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
@@ -287,6 +301,7 @@ static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func
 		.fp_reg = SPARC_FP, .nregs = SPARC_NREGS,                   \
 		.reg_names = reg_names, .register_windows = true,           \
 		.ra_offset = 8, .step = step,                               \
+		.generic_signal = generic_signal,                           \
 		.signal_frame = is_signal_frame,                            \
 		.call_before = cst_sparc_call_before,                       \
 		.tail_targets = cst_sparc_tail_targets,                     \

@@ -69,10 +69,30 @@ void bt_thread_free(struct bt_thread *t)
 	t->n = 0;
 }
 
+static const struct cst_arch *signal_arch;
+
+void bt_signal_arch(const struct cst_arch *arch)
+{
+	signal_arch = arch;
+}
+
+/* SIGNO in the numbering of this (Linux) host, 0 when it has no equivalent. */
+static int host_signal(int signo)
+{
+	return signal_arch && signal_arch->generic_signal ? signal_arch->generic_signal(signo) : signo;
+}
+
+const char *bt_signal_text(int signo)
+{
+	int h = host_signal(signo);
+	return h > 0 ? strsignal(h) : "unknown signal";
+}
+
 const char *bt_signal_name(int signo)
 {
 	static __thread char buf[32];
-	const char *abbrev = signo > 0 && signo < 65 ? sigabbrev_np(signo) : NULL;
+	int h = host_signal(signo);
+	const char *abbrev = h > 0 && h < 65 ? sigabbrev_np(h) : NULL;
 	if (abbrev)
 		snprintf(buf, sizeof buf, "SIG%s", abbrev);
 	else
