@@ -84,12 +84,11 @@ static uint64_t bias_of(const struct cst_arch *a, uint64_t sp)
 	return a->addr_size == 8 && (sp & 1) ? SPARC_STACK_BIAS : 0;
 }
 
-/* Reads the 16-word save area of the window whose %sp is SP into registers 16-31 of R.
- * Returns 0 or -CST_E_MEMORY (the fault noted on U). */
-static int read_window(struct cst_unwind *u, uint64_t sp, struct cst_regs *r)
+/* Reads the 16-word save area at target address BASE (l0-l7, i0-i7) into registers 16-31
+ * of R.  Returns 0 or -CST_E_MEMORY (the fault noted on U). */
+static int read_save_area(struct cst_unwind *u, uint64_t base, struct cst_regs *r)
 {
 	const struct cst_arch *a = u->env->arch;
-	uint64_t base = sp + bias_of(a, sp);
 	for (int k = 0; k < 16; k++) {
 		uint64_t v, at = base + (uint64_t)k * a->addr_size;
 		if (cst_target_read_word(u->env->target, at, a->addr_size, &v) < 0) {
@@ -99,6 +98,12 @@ static int read_window(struct cst_unwind *u, uint64_t sp, struct cst_regs *r)
 		cst_reg_set(r, SPARC_L0 + k, v);
 	}
 	return 0;
+}
+
+/* The save area of the window whose %sp is SP. */
+static int read_window(struct cst_unwind *u, uint64_t sp, struct cst_regs *r)
+{
+	return read_save_area(u, sp + bias_of(u->env->arch, sp), r);
 }
 
 static bool have_ins(const struct cst_regs *r)
@@ -187,7 +192,9 @@ static bool is_signal_frame(struct cst_unwind *u, uint64_t pc)
  * 32-bit, struct rt_signal_frame32 (signal32.c): sparc_stackf32 (96), compat_siginfo (128),
  * then struct pt_regs32 at 224: psr, pc, npc, y, u_regs[16] (u32 each); the non-rt
  * struct signal_frame32 has its pt_regs32 right after the 96-byte window.
- * The interrupted window's locals and ins were flushed to its own %sp by the kernel. */
+ * The kernel copies the interrupted window (flushed to its %sp) into the frame's first 16
+ * words (setup_rt_frame: copy_in_user(sf, %fp + bias, sizeof(struct reg_window))): its
+ * locals and ins are read from there. */
 static int signal_step(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c)
 {
 	const struct cst_arch *a = u->env->arch;
@@ -210,12 +217,15 @@ static int signal_step(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 		uregs = regs + 16;
 		pcat = regs + 4;
 	}
-	if ((magic & ~0x1ffu) != PT_REGS_MAGIC)
+	/* qemu-user's signal frames leave magic 0 */
+	if ((magic & ~0x1ffu) != PT_REGS_MAGIC && magic != 0)
 		return -CST_E_DECODE;
 	if (cst_target_read_word(u->env->target, pcat, w, &pc) < 0) {
 		cst_unwind_note_fault(u, pcat);
 		return -CST_E_MEMORY;
 	}
+	if (pc == 0 || (pc & 3))
+		return -CST_E_DECODE;
 	cst_regs_clear(&c->regs);
 	for (int k = 0; k < 16; k++) {
 		if (cst_target_read_word(u->env->target, uregs + (uint64_t)k * w, w, &v) < 0) {
@@ -226,10 +236,8 @@ static int signal_step(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	}
 	cst_reg_set(&c->regs, SPARC_G0, 0);
 	cst_reg_set(&c->regs, SPARC_PC, pc);
-	uint64_t sp = 0;
-	cst_reg_get(&c->regs, SPARC_SP, &sp);
 	struct cst_regs win = c->regs;
-	if (read_window(u, sp, &win) == 0)
+	if (read_save_area(u, frame, &win) == 0)
 		c->regs = win;
 	f->cfa = frame;
 	c->found_by = CST_FOUND_WINDOW;
