@@ -373,48 +373,63 @@ static bool merge(struct wstate *dst, struct wstate s)
 	return true;
 }
 
+static bool is_table_jump(const struct sinsn *x)
+{
+	return x->kind == K_JMPL && x->rd == NO_REG && x->rs1 != SPARC_O7 && x->rs1 != SPARC_I7;
+}
+
+/* Forward data flow over the function from its entry to a fixed point: states only lose
+ * information when merged (ra_regs bits are dropped, the window becomes unknown), so each
+ * instruction is queued a bounded number of times; a budget bounds the rest. */
 static void analyse_code(struct code *k)
 {
-	k->st = calloc(k->n ? k->n : 1, sizeof *k->st);
-	size_t cap = 4 * k->n + 4, nwork = 0;
-	size_t *work = malloc(cap * sizeof *work);
-	if (!k->st || !work) {
+	size_t n = k->n, nwork = 0;
+	k->st = calloc(n ? n : 1, sizeof *k->st);
+	size_t *work = malloc((n + 1) * sizeof *work);
+	bool *queued = calloc(n + 1, sizeof *queued);
+	if (!k->st || !work || !queued) {
 		free(work);
+		free(queued);
 		free(k->st);
 		k->st = NULL;
 		return;
 	}
-	if (k->n) {
+#define PUSH(i) do { if (!queued[i]) { queued[i] = true; work[nwork++] = (i); } } while (0)
+	if (n) {
 		k->st[0] = (struct wstate){ .seen = 1, .window = SW_CALLER, .ra_regs = 1u << SPARC_O7 };
-		work[nwork++] = 0;
+		PUSH(0);
 	}
-	size_t budget = 64 * k->n + 64, seed = 0;
+	size_t budget = 64 * n + 64, seed = 0, scan = 0;
+	ptrdiff_t table_jump = -1;
 	for (;;) {
-		while (nwork > 0 && budget-- > 0) {
+		while (nwork > 0 && budget > 0) {
+			budget--;
 			size_t i = work[--nwork], succ[2];
+			queued[i] = false;
 			struct wstate out = transfer(k->st[i], &k->ins[i]);
 			int ns = successors(k, i, succ);
-			for (int j = 0; j < ns; j++)
-				if (merge(&k->st[succ[j]], out) && nwork < cap)
-					work[nwork++] = succ[j];
+			for (int m = 0; m < ns; m++)
+				if (merge(&k->st[succ[m]], out))
+					PUSH(succ[m]);
 		}
-		/* Code reached only through a jump table: the state of the nearest indirect
-		 * jump (jmpl to %g0 that is not a return) before it. */
-		while (seed < k->n && k->st[seed].seen)
+		/* Code reached only through a jump table (a switch): the state of the nearest
+		 * indirect jump (jmpl to %g0 that is not a return) before it. */
+		while (seed < n && k->st[seed].seen)
 			seed++;
-		if (seed >= k->n || budget == 0 || budget > 64 * k->n + 64)
+		if (seed >= n || budget == 0)
 			break;
-		ptrdiff_t j = (ptrdiff_t)seed - 1;
-		while (j >= 0 && !(k->ins[j].kind == K_JMPL && k->ins[j].rd == NO_REG &&
-				   k->ins[j].rs1 != SPARC_O7 && k->ins[j].rs1 != SPARC_I7 && k->st[j].seen))
-			j--;
-		if (j >= 0) {
-			k->st[seed] = k->st[j];
-			work[nwork++] = seed;
+		for (; scan < seed; scan++)
+			if (is_table_jump(&k->ins[scan]) && k->st[scan].seen)
+				table_jump = (ptrdiff_t)scan;
+		if (table_jump >= 0) {
+			k->st[seed] = k->st[table_jump];
+			PUSH(seed);
 		}
 		seed++;
 	}
+#undef PUSH
 	free(work);
+	free(queued);
 }
 
 int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct sparc_at_pc *at)
