@@ -91,6 +91,13 @@ struct cst_arch {
 	int (*step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
 		    struct cst_frame *c, bool *window_saved, bool *caller_skipped);
 
+	/* Like step, but tried before CFI for a context frame (frame 0, or one interrupted by
+	 * a signal): the caller of a function that has no frame of its own at its pc, from the
+	 * function's instructions, which also see a return-address register overwritten
+	 * behind the CFI's back (inline asm).  Returns -CST_E_DECODE when it does not apply. */
+	int (*leaf_step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+			 struct cst_frame *c, bool *window_saved, bool *caller_skipped);
+
 	/* True when PC is the first instruction of a signal-return trampoline: the frame at PC
 	 * is a signal frame (its caller was interrupted at an exact pc). */
 	bool (*signal_frame)(struct cst_unwind *u, uint64_t pc);

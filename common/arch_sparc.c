@@ -261,42 +261,61 @@ static int generic_signal(int signo)
 
 /* ---- the step ------------------------------------------------------------------------------ */
 
+/* Leaf context: F (a context frame) runs in its caller's window at its pc.  The caller
+ * resumes at the return register + 8, with F's registers; when no register can still hold
+ * the return address, the window walk gives the caller's caller (*CALLER_SKIPPED).  Returns
+ * -CST_E_DECODE when F is not in leaf context or its function cannot be analysed. */
+static int leaf_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		     struct cst_frame *c, bool *window_saved, bool *caller_skipped)
+{
+	struct sparc_at_pc at;
+	*window_saved = true;
+	*caller_skipped = false;
+	if (!u->cur_is_context || f->signal_frame || !fn || cst_sparc_at_pc(u, fn, f->pc, &at) < 0 ||
+	    at.window != SW_CALLER)
+		return -CST_E_DECODE;
+	int reg = (at.ra_regs >> SPARC_O7) & 1 ? SPARC_O7 : at.ra_regs ? __builtin_ctz(at.ra_regs) : -1;
+	uint64_t ra;
+	if (reg >= 0 && cst_reg_get(&f->regs, reg, &ra)) {
+		c->regs = f->regs;
+		cst_reg_set(&c->regs, SPARC_PC, (ra + 8) & (u->env->arch->addr_size == 4 ? 0xffffffffull : ~0ull));
+		f->cfa = f->sp + bias_of(u->env->arch, f->sp);
+		c->found_by = CST_FOUND_RETURN_REG;
+		if (reg != SPARC_O7)
+			snprintf(c->note, sizeof c->note, "return address kept in %%%s", reg_names[reg]);
+		*window_saved = false;
+		return 1;
+	}
+	int rc = window_step(u, f, c);
+	if (rc > 0) {
+		*caller_skipped = true;
+		snprintf(c->note, sizeof c->note,
+			 "%%o7 may have been overwritten before pc 0x%" PRIx64 ": its caller is not known", f->pc);
+	}
+	return rc;
+}
+
 static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
 		struct cst_frame *c, bool *window_saved, bool *caller_skipped)
 {
-	*window_saved = true;
-	*caller_skipped = false;
 	if (f->signal_frame) {
 		int rc = signal_step(u, f, c);
 		if (rc != -CST_E_DECODE)
 			return rc;
 	}
-	struct sparc_at_pc at;
-	if (u->cur_is_context && fn && cst_sparc_at_pc(u, fn, f->pc, &at) == 0 && at.window != SW_OWN) {
-		int reg = -1;
-		if (at.window == SW_CALLER)
-			reg = (at.ra_regs >> SPARC_O7) & 1 ? SPARC_O7 : at.ra_regs ? __builtin_ctz(at.ra_regs) : -1;
-		uint64_t ra;
-		if (reg >= 0 && cst_reg_get(&f->regs, reg, &ra)) {
-			c->regs = f->regs;
-			cst_reg_set(&c->regs, SPARC_PC, (ra + 8) & (u->env->arch->addr_size == 4 ? 0xffffffffull : ~0ull));
-			f->cfa = f->sp + bias_of(u->env->arch, f->sp);
-			c->found_by = CST_FOUND_RETURN_REG;
-			if (reg != SPARC_O7)
-				snprintf(c->note, sizeof c->note, "return address kept in %%%s", reg_names[reg]);
-			*window_saved = false;
-			return 1;
-		}
-		int rc = window_step(u, f, c);
-		if (rc > 0) {
-			*caller_skipped = true;
-			snprintf(c->note, sizeof c->note, at.window == SW_CALLER ?
-				 "%%o7 may have been overwritten before pc 0x%" PRIx64 ": its caller is not known" :
-				 "no single window state at pc 0x%" PRIx64 ": its caller may be missing", f->pc);
-		}
+	int rc = leaf_step(u, f, fn, c, window_saved, caller_skipped);
+	if (rc != -CST_E_DECODE)
 		return rc;
+	/* a context frame whose paths disagree on `save` at its pc: the window is a guess */
+	struct sparc_at_pc at;
+	rc = window_step(u, f, c);
+	if (rc > 0 && u->cur_is_context && fn && cst_sparc_at_pc(u, fn, f->pc, &at) == 0 &&
+	    at.window == SW_UNKNOWN) {
+		*caller_skipped = true;
+		snprintf(c->note, sizeof c->note,
+			 "no single window state at pc 0x%" PRIx64 ": its caller may be missing", f->pc);
 	}
-	return window_step(u, f, c);
+	return rc;
 }
 
 /* One table per ELF machine: sparc64 (EM_SPARCV9), and 32-bit V8+ (EM_SPARC32PLUS) and V8
@@ -308,7 +327,7 @@ static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func
 		.big_endian = true, .pc_reg = SPARC_PC, .sp_reg = SPARC_SP, \
 		.fp_reg = SPARC_FP, .nregs = SPARC_NREGS,                   \
 		.reg_names = reg_names, .register_windows = true,           \
-		.ra_offset = 8, .step = step,                               \
+		.ra_offset = 8, .step = step, .leaf_step = leaf_step,      \
 		.generic_signal = generic_signal,                           \
 		.signal_frame = is_signal_frame,                            \
 		.call_before = cst_sparc_call_before,                       \

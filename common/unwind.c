@@ -138,6 +138,16 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	*caller_skipped = false;
 	memset(c, 0, sizeof *c);
 
+	/* 0. leaf context, from the instructions (SPARC) */
+	if (a->leaf_step && u->cur_is_context) {
+		bool saved = true;
+		int rc = a->leaf_step(u, f, cur_func(u), c, &saved, caller_skipped);
+		if (rc != -CST_E_DECODE) {
+			*fp_record = saved;
+			return rc;
+		}
+	}
+
 	/* 1. CFI (not for a signal frame the architecture's step reads itself) */
 	uint64_t bias;
 	Dwarf_Frame *row = u->env->syms && !(a->step && f->signal_frame) ?

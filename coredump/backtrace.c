@@ -34,6 +34,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		}
 		struct cst_location loc;
 		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
+		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
+		 * __rt_sigreturn_stub is local): named as gdb names it */
+		if (f.signal_frame && !loc.function)
+			loc.function = "<signal handler called>";
 		/* inlined functions first, each a frame of its own at the same pc */
 		for (int i = 0; i + 1 < ninl; i++) {
 			struct bt_frame *b = &t->frames[t->n++];
