@@ -333,6 +333,7 @@ static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func
 		.call_before = cst_sparc_call_before,                       \
 		.tail_targets = cst_sparc_tail_targets,                     \
 		.resolve_stub = cst_sparc_resolve_stub,                     \
+		.guess_func = cst_sparc_guess_func,                         \
 		.cache_free = cst_sparc_cache_free,                         \
 	}
 

@@ -49,6 +49,19 @@ struct sparc_at_pc {
  * not an instruction of FN reached from its entry, or -CST_E_NOMEM. */
 int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct sparc_at_pc *at);
 
+/* True when word W at ADDR is a CALL (*CALL set) or a branch that may be taken, with its
+ * target in *TARGET (masked with MASK, the address size). */
+bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target);
+
+/* Where the guessed function entries of stripped code are kept (in the unwind
+ * environment's arch cache); NULL when out of memory. */
+struct sparc_entries;
+struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u);
+void cst_sparc_entries_free(struct sparc_entries *e);
+
+/* guess_func (arch.h) for SPARC: arch_sparc_entries.c. */
+int cst_sparc_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+
 /* Hooks of arch_sparc_code.c (see arch.h for their contracts). */
 int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
 			  struct cst_call_site *site);

@@ -62,6 +62,7 @@ struct cache {
 	csh cs;
 	bool cs_ok;
 	struct cst_fncache fns;
+	struct sparc_entries *entries;   /* arch_sparc_entries.c */
 };
 
 static void free_code(struct cst_fncache_entry *e)
@@ -77,6 +78,7 @@ void cst_sparc_cache_free(void *p)
 	if (!c)
 		return;
 	cst_fncache_clear(&c->fns, free_code);
+	cst_sparc_entries_free(c->entries);
 	if (c->cs_ok)
 		cs_close(&c->cs);
 	free(c);
@@ -447,6 +449,21 @@ int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc
 	at->window = (enum sparc_window)k->st[i].window;
 	at->ra_regs = k->st[i].ra_regs;
 	return 0;
+}
+
+struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u)
+{
+	struct cache *c = get_cache(u);
+	return c ? &c->entries : NULL;
+}
+
+bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target)
+{
+	struct sinsn x;
+	classify(w, addr, true, mask, &x);
+	*call = x.kind == K_CALL;
+	*target = x.target;
+	return x.kind == K_CALL || (x.kind == K_BRANCH && !x.never);
 }
 
 /* ---- call sites and tail calls --------------------------------------------------------- */
