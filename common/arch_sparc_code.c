@@ -523,29 +523,54 @@ int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint
 	return n;
 }
 
-/* A PLT entry once the dynamic linker has patched it (glibc sysdeps/sparc/sparc64/
- * dl-plt.h, sparc64_fixup_plt; sparc32/dl-plt.h): `sethi %hi(off), %g1` followed by a
- * `ba,a` (or `ba,a,pt`) to the function when it is in reach of a branch.  Entries patched
- * with an absolute address sequence, and entries not bound yet, are not resolved. */
+/* A PLT entry, by running its straight-line code on the registers it sets (at most 8
+ * instructions: SETHI, OR, ADD, SLLX, then JMPL to %g0 or a BA).  The dynamic linker
+ * patches a bound entry into either `ba,a function` (a near function) or an absolute
+ * address built in %g1/%g5 and a `jmpl %g1 + %g5, %g0` (glibc sysdeps/sparc/sparc64/
+ * dl-plt.h, sparc64_fixup_plt; sparc32/dl-plt.h).  An entry not bound yet branches back
+ * into the PLT, to the resolver: then it is not resolved (0). */
 int cst_sparc_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
 {
-	uint64_t w0, w1;
-	if ((addr & 3) || cst_target_read_word(u->env->target, addr, 4, &w0) < 0 ||
-	    cst_target_read_word(u->env->target, addr + 4, 4, &w1) < 0)
+	uint64_t mask = addr_mask(u), val[32] = { 0 };
+	uint32_t known = 1;                               /* %g0 */
+	if (addr & 3)
 		return 0;
-	struct sinsn a, b;
-	classify((uint32_t)w0, addr, true, addr_mask(u), &a);
-	classify((uint32_t)w1, addr + 4, true, addr_mask(u), &b);
-	if ((w0 >> 30) != 0 || ((w0 >> 22) & 7) != 4 || a.rd != SPARC_G1)
-		return 0;
-	if (b.kind != K_BRANCH || !b.always)
-		return 0;
-	struct cst_func here, there;
-	if (!u->env->syms || cst_symbols_func(u->env->syms, b.target, &there) < 0)
-		return 0;
-	/* a branch inside the PLT (to its first, resolving entry) is not a binding */
-	if (cst_symbols_func(u->env->syms, addr, &here) == 0 && here.start == there.start)
-		return 0;
-	*dest = b.target;
-	return 1;
+	for (int n = 0; n < 8; n++) {
+		uint64_t w64, pc = addr + 4 * (uint64_t)n;
+		if (cst_target_read_word(u->env->target, pc, 4, &w64) < 0)
+			return 0;
+		uint32_t w = (uint32_t)w64;
+		unsigned op = w >> 30, rd = (w >> 25) & 31, op3 = (w >> 19) & 63, rs1 = (w >> 14) & 31;
+		bool imm = (w >> 13) & 1;
+		uint64_t b = imm ? (uint64_t)sext(w & 0x1fff, 13) : val[w & 31];
+		bool b_known = imm || ((known >> (w & 31)) & 1), a_known = (known >> rs1) & 1;
+		uint64_t r;
+		if (op == 0 && ((w >> 22) & 7) == 4) {            /* SETHI */
+			r = (uint64_t)(w & 0x3fffff) << 10;
+		} else if (op == 2 && (op3 == 0x02 || op3 == 0x00 || op3 == 0x25) && a_known && b_known) {
+			r = op3 == 0x02 ? val[rs1] | b : op3 == 0x00 ? val[rs1] + b :
+			    (w >> 12) & 1 ? val[rs1] << (b & 63) : (val[rs1] << (b & 31)) & 0xffffffffull;
+		} else if (op == 2 && op3 == 0x38 && rd == 0 && a_known && b_known) {
+			*dest = (val[rs1] + b) & mask;            /* JMPL to %g0 */
+			return *dest != 0 && u->env->syms && cst_symbols_in_module(u->env->syms, *dest);
+		} else {
+			struct sinsn x;
+			classify(w, pc, true, mask, &x);
+			if (x.kind != K_BRANCH || !x.always)
+				return 0;
+			struct cst_func here, there;
+			if (!u->env->syms || cst_symbols_func(u->env->syms, x.target, &there) < 0)
+				return 0;
+			/* a branch inside the PLT (to its first, resolving entry) is not a binding */
+			if (cst_symbols_func(u->env->syms, addr, &here) == 0 && here.start == there.start)
+				return 0;
+			*dest = x.target;
+			return 1;
+		}
+		if (rd) {
+			val[rd] = r & mask;
+			known |= 1u << rd;
+		}
+	}
+	return 0;
 }
