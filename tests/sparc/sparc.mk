@@ -65,3 +65,8 @@ sparc-layout:
 	  subprocess.run(["qemu-sparc32plus", "-L", d, "$(BUILD)/tests/sparc/layout32"]); shutil.rmtree(d)'
 
 .PHONY: sparc-progs fixtures fixtures-deps sparc-layout
+
+sparc-sweep: $(BUILD)/corestack
+	BUILD=$(BUILD) bash $(SPARC_DIR)/run_sweep.sh
+
+.PHONY: sparc-sweep

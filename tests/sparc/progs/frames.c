@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "rec")) r = recfoo(20);
 	else if (!strcmp(c, "alloca")) r = afoo(argc);
 	else if (!strcmp(c, "o7")) r = o7foo(argc);
+	else if (!strcmp(c, "all")) r = recfoo(10) + afoo(argc) + o7foo(argc);
 	else return usage(argv[0]);
 	sink = r;
 	return 0;

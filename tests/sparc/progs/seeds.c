@@ -9,6 +9,7 @@
  *   6   main -> foo6 -> tail6a -> tail6b -> bar6 -> tail6c -> tail6d -> leaf6
  *   c1  main -> fooc1 -> barc1 -> tailc1 -> leafc1
  *   c2  main -> fooc2 -> tailc2 -> barc2 -> leafc2
+ *   all every one of them in turn (for the single-step sweep)
  * A tail call that needs no window of its own (tail4a, tailc1, ...) is the leaf form
  * (`mov %o7,%g1; call T; mov %g1,%o7`); one that makes a call first (tail2a, tail5, tail6a,
  * tailc2) has a window and leaves with `call T; restore`. */
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "6")) r = foo6(argc);
 	else if (!strcmp(c, "c1")) r = fooc1(argc);
 	else if (!strcmp(c, "c2")) r = fooc2(argc);
+	else if (!strcmp(c, "all"))
+		r = foo1(argc) + foo2(argc) + foo3(argc) + foo4(argc) + foo5(argc) + foo6(argc) +
+		    fooc1(argc) + fooc2(argc);
 	else return usage(argv[0]);
 	sink = r;
 	return 0;
