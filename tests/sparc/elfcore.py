@@ -7,7 +7,7 @@ Layouts, checked three ways:
   * the kernel: arch/sparc/include/asm/elf_64.h (ELF_NGREG 36, elf_greg_t unsigned long;
     the compat ELF_NGREG 38 of u32), arch/sparc/kernel/ptrace_64.c genregs64_get (g0-g7,
     o0-o7 from pt_regs; l0-l7, i0-i7 read from the stack at %sp + 2047; then tstate, tpc,
-    tnpc, y) and genregs32_get (the same 32 registers as u32, l/i read at %sp; then psr,
+    tnpc, y; user_sparc64_view EM_SPARCV9, user_sparc32_view EM_SPARC) and genregs32_get (the same 32 registers as u32, l/i read at %sp; then psr,
     pc, npc, y, wim, tbr), include/uapi/linux/elfcore.h (elf_prstatus, elf_prpsinfo),
     include/linux/elfcore-compat.h (the 32-bit ones), fs/binfmt_elf.c fill_files_note
     (NT_FILE: count, page size, {start, end, offset in pages} triples, then the names);
@@ -19,9 +19,8 @@ Layouts, checked three ways:
 """
 import struct
 
-EM_SPARC32PLUS = 18          # ELF spec / include/uapi/linux/elf-em.h
+EM_SPARC = 2                 # include/uapi/linux/elf-em.h
 EM_SPARCV9 = 43
-EF_SPARC_32PLUS = 0x100      # include/uapi/linux/elf.h ... (V8+ binaries)
 NT_PRSTATUS, NT_PRFPREG, NT_PRPSINFO, NT_AUXV = 1, 2, 3, 6
 NT_SIGINFO, NT_FILE = 0x53494749, 0x46494c45   # include/uapi/linux/elf.h
 PAGE_SIZE = 8192             # sparc64 PAGE_SHIFT 13 (arch/sparc/include/asm/page_64.h)
@@ -37,12 +36,16 @@ class Layout:
             self.w = "Q"
             self.prstatus_size, self.pr_reg_off, self.fpvalid_off = 408, 112, 400
             self.prpsinfo_size = 136
-            self.machine, self.flags = EM_SPARCV9, 0
+            self.fpregs_size = 280
+            self.machine = EM_SPARCV9
         else:
             self.w = "I"
             self.prstatus_size, self.pr_reg_off, self.fpvalid_off = 228, 72, 224
             self.prpsinfo_size = 124
-            self.machine, self.flags = EM_SPARC32PLUS, EF_SPARC_32PLUS
+            self.fpregs_size = 396
+            # The header's machine and flags are the regset view's (binfmt_elf.c
+            # fill_note_info): user_sparc32_view is EM_SPARC, even for a V8+ program.
+            self.machine = EM_SPARC
         self.wsize = bits // 8
 
 
@@ -63,8 +66,18 @@ def prstatus(lay, tid, sig, code, ppid, pgrp, sid, gregs):
     else:
         struct.pack_into(">iiii", b, 24, tid, ppid, pgrp, sid)
     struct.pack_into(">%d%s" % (len(gregs), lay.w), b, lay.pr_reg_off, *gregs)
-    struct.pack_into(">i", b, lay.fpvalid_off, 0)
+    struct.pack_into(">i", b, lay.fpvalid_off, 1)
     return bytes(b)
+
+
+def fpregs(lay, fregs, fsr, fprs):
+    """NT_PRFPREG desc.  fregs: the 256 (64-bit) or 128 (32-bit) bytes of the floating-point
+    registers f0 up, in target order.  sparc64 (ptrace_64.c fpregs64_get): 32 u64, fsr,
+    gsr, fprs.  32-bit (fpregs32_get): 32 u32, an empty word, fsr, then qcnt 0, entry size
+    8, enabled 1 in one word, and a queue of 64 u32 zeros (99 words)."""
+    if lay.bits == 64:
+        return fregs + struct.pack(">QQQ", fsr, 0, fprs)
+    return fregs + struct.pack(">III", 0, fsr, (8 << 16) | (1 << 8)) + bytes(64 * 4)
 
 
 def prpsinfo(lay, pid, ppid, pgrp, sid, uid, gid, fname, psargs):
@@ -126,10 +139,10 @@ def write_core(path, lay, notes, segments):
     ident = b"\x7fELF" + bytes([2 if lay.bits == 64 else 1, 2, 1, 0]) + b"\0" * 8
     if lay.bits == 64:
         eh = ident + struct.pack(">HHIQQQIHHHHHH", 4, lay.machine, 1, 0, ehsize, 0,
-                                 lay.flags, ehsize, phentsize, nph, 64, 0, 0)
+                                 0, ehsize, phentsize, nph, 64, 0, 0)
     else:
         eh = ident + struct.pack(">HHIIIIIHHHHHH", 4, lay.machine, 1, 0, ehsize, 0,
-                                 lay.flags, ehsize, phentsize, nph, 40, 0, 0)
+                                 0, ehsize, phentsize, nph, 40, 0, 0)
     out = bytearray(eh)
 
     def ph(ptype, flags, offset, vaddr, memsz, filesz, align):

@@ -111,6 +111,13 @@ class Regs:
         # tstate_to_psr (arch/sparc/include/asm/psrcompat.h) sets PSR_V8PLUS and PSR_S.
         return r + [self.get(65) | 0xff000080, self.pc, self.npc, self.get(64), 0, 0]
 
+    def fpregs(self, lay):
+        """The NT_PRFPREG desc (elfcore.fpregs) from f0-f31 (4 bytes each) and, on sparc64,
+        f32-f62 (8 bytes each), the fsr and the fprs."""
+        if self.bits == 64:
+            return elfcore.fpregs(lay, bytes(self.raw[256:512]), self.get(83), self.get(84))
+        return elfcore.fpregs(lay, bytes(self.raw[128:256]), self.get(70), 0)
+
 
 class Inferior:
     """One run of PROG under qemu-user with the gdbstub."""
@@ -402,6 +409,7 @@ class Inferior:
                 files = [(s, e, o, p if host_paths else self._target_path(p, exe_name))
                          for s, e, _, o, p in maps if p and not p.startswith("[")]
                 notes += elfcore.note(elfcore.NT_FILE, "CORE", elfcore.file_note(lay, files))
+            notes += elfcore.note(elfcore.NT_PRFPREG, "CORE", regs[t].fpregs(lay))
         sps = [self.unbias(r.sp()) for r in regs.values()]
         segs = []
         for start, end, perms, off, p in maps:
