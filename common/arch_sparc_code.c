@@ -332,8 +332,13 @@ static int successors(const struct code *k, size_t i, size_t *succ)
 	if (b && is_dcti(b)) {                 /* X is the delay slot of B */
 		switch (b->kind) {
 		case K_CALL:
-			if (!tail_delay(x))
-				ADD(i + 1);
+			if (tail_delay(x))
+				break;
+			ADD(i + 1);
+			/* 32-bit ABI: a call returning a structure is followed by `unimp size`
+			 * and returns past it (SPARC psABI, "Function Calling Sequence") */
+			if (i + 1 < k->n && k->ins[i + 1].kind == K_HALT)
+				ADD(i + 2);
 			break;
 		case K_JMPL:
 			if (b->rd == SPARC_O7)         /* an indirect call */
