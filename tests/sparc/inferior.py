@@ -25,7 +25,6 @@ import os
 import socket
 import struct
 import subprocess
-import time
 
 import elfcore
 from rsp import Rsp, RspError

@@ -97,9 +97,6 @@ class Rsp:
             if c == b"-":
                 self.sock.sendall(pkt)
 
-    def wait_stop(self):
-        return self._recv_packet()
-
     def check(self, reply, what):
         if reply.startswith("E") and len(reply) == 3:
             raise RspError("%s: gdbstub error %s" % (what, reply))

@@ -26,6 +26,7 @@ these names and markers exactly up to main.  The programs' tail chains are all u
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -225,7 +226,6 @@ class Sweep:
             os.unlink(os.path.join(self.tmp, f))
         os.rmdir(self.tmp)
         if self.root32:
-            import shutil
             shutil.rmtree(self.root32)
 
 
