@@ -46,6 +46,12 @@ struct cst_arch {
 	int fp_reg;
 	int nregs;              /* DWARF registers 0..nregs-1 are unwound */
 	const char *const *reg_names;   /* nregs names, for -v and `info frame` */
+	bool register_windows;  /* SPARC: a caller's registers live in a window saved at %sp */
+	uint64_t stack_bias;    /* bytes from a caller's %sp to the CFA (SPARC V9: 2047), 0 */
+	unsigned ra_offset;     /* bytes from the CFI return-address column's value (the call's
+				 * address on SPARC) to the resume address; 0 when it is the
+				 * return address itself.  A caller's lookup address is its
+				 * resume address - ra_offset (- 1 when ra_offset is 0). */
 
 	/* Fills OUT from an NT_PRSTATUS descriptor of SIZE bytes; stores pr_pid in *TID and
 	 * pr_cursig in *CURSIG.  Returns 0 or -CST_E_BAD_NOTE when SIZE is too small. */
@@ -76,11 +82,37 @@ struct cst_arch {
 	 * once.  FN gets no name.  Returns 0 or -CST_E_NO_FUNC. */
 	int (*guess_func)(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
 
+	/* The architecture's own step, tried after CFI instead of analyse and the frame-pointer
+	 * chain: the caller of F (function FN, NULL when unknown) into C (registers, found_by,
+	 * note), F->cfa set.  *WINDOW_SAVED is false when C runs in F's register window (F had
+	 * no frame of its own: C is a caller a frame walk misses); *CALLER_SKIPPED is true when
+	 * C is F's caller's caller (F's own caller could not be found).  Returns 1, 0 at the
+	 * outermost frame, or a negative code. */
+	int (*step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		    struct cst_frame *c, bool *window_saved, bool *caller_skipped);
+
+	/* Like step, but tried before CFI for a context frame (frame 0, or one interrupted by
+	 * a signal): the caller of a function that has no frame of its own at its pc, from the
+	 * function's instructions, which also see a return-address register overwritten
+	 * behind the CFI's back (inline asm).  Returns -CST_E_DECODE when it does not apply. */
+	int (*leaf_step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+			 struct cst_frame *c, bool *window_saved, bool *caller_skipped);
+
+	/* True when PC is the first instruction of a signal-return trampoline: the frame at PC
+	 * is a signal frame (its caller was interrupted at an exact pc). */
+	bool (*signal_frame)(struct cst_unwind *u, uint64_t pc);
+
+	/* The number of the target's signal SIGNO in the generic Linux numbering
+	 * (include/uapi/asm-generic/signal.h, which x86 shares), 0 when it has none there;
+	 * NULL when the architecture uses the generic numbers. */
+	int (*generic_signal)(int signo);
+
 	/* Frees what the hooks above cached in the unwind environment's arch_cache. */
 	void (*cache_free)(void *cache);
 };
 
 extern const struct cst_arch cst_arch_x86_64;
+extern const struct cst_arch cst_arch_sparc64, cst_arch_sparc32plus, cst_arch_sparc32;
 
 /* Fills OUT (DWARF numbers) from the 27 words of x86-64 struct user_regs_struct
  * (arch/x86/include/asm/user_64.h), as in NT_PRSTATUS and PTRACE_GETREGS. */

@@ -18,6 +18,7 @@
  */
 #include "arch.h"
 #include "error.h"
+#include "fncache.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "util.h"
@@ -93,14 +94,13 @@ struct xstate {
 };
 
 struct code {
+	struct cst_fncache_entry link;  /* first: the cache's chain */
 	uint64_t start, end;    /* decoded range */
 	size_t n;
 	struct xinsn *ins;
 	struct xstate *st;      /* NULL until analysed */
-	struct code *next;      /* hash chain */
 };
 
-#define CACHE_BUCKETS 4096
 #define MAX_FUNC_BYTES (256 * 1024)
 #define UNKNOWN_SIZE_BYTES (16 * 1024)
 
@@ -116,23 +116,25 @@ struct entry_table {             /* guessed function entries of one executable s
 struct cache {
 	csh cs;
 	bool cst_ok;
-	struct code *buckets[CACHE_BUCKETS];
+	struct cst_fncache fns;
 	struct entry_table entries[MAX_ENTRY_TABLES];
 	int nentries;
 };
+
+static void free_code(struct cst_fncache_entry *e)
+{
+	struct code *k = (struct code *)e;
+	free(k->ins);
+	free(k->st);
+	free(k);
+}
 
 static void cache_free(void *p)
 {
 	struct cache *c = p;
 	if (!c)
 		return;
-	for (int i = 0; i < CACHE_BUCKETS; i++)
-		for (struct code *k = c->buckets[i], *n; k; k = n) {
-			n = k->next;
-			free(k->ins);
-			free(k->st);
-			free(k);
-		}
+	cst_fncache_clear(&c->fns, free_code);
 	for (int i = 0; i < c->nentries; i++)
 		free(c->entries[i].starts);
 	if (c->cst_ok)
@@ -269,22 +271,11 @@ static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start
 		return NULL;
 	if (end <= start || end - start > MAX_FUNC_BYTES)
 		end = start + (end <= start ? UNKNOWN_SIZE_BYTES : MAX_FUNC_BYTES);
-	size_t len = (size_t)(end - start), got = 0;
+	size_t len = (size_t)(end - start);
 	uint8_t *buf = malloc(len);
 	if (!buf)
 		return NULL;
-	while (got < len) {
-		size_t chunk = len - got < 4096 ? len - got : 4096;
-		if (cst_target_read(u->env->target, start + got, buf + got, chunk) < 0) {
-			/* the last readable bytes before a page that is not */
-			size_t lo = 0;
-			while (lo < chunk && cst_target_read(u->env->target, start + got + lo, buf + got + lo, 1) == 0)
-				lo++;
-			got += lo;
-			break;
-		}
-		got += chunk;
-	}
+	size_t got = cst_read_code(u->env->target, start, buf, len, 1);
 	struct code *k = calloc(1, sizeof *k);
 	size_t cap = got / 3 + 4;
 	if (k)
@@ -323,21 +314,16 @@ static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start
 	return k;
 }
 
+static struct cst_fncache_entry *make_code(void *u, uint64_t start, uint64_t end)
+{
+	struct code *k = decode(u, get_cache(u), start, end);
+	return k ? &k->link : NULL;
+}
+
 static struct code *get_code(struct cst_unwind *u, const struct cst_func *fn)
 {
 	struct cache *c = get_cache(u);
-	if (!c)
-		return NULL;
-	size_t b = (fn->start ^ (fn->start >> 12)) % CACHE_BUCKETS;
-	for (struct code *k = c->buckets[b]; k; k = k->next)
-		if (k->start == fn->start)
-			return k;
-	struct code *k = decode(u, c, fn->start, fn->end);
-	if (!k)
-		return NULL;
-	k->next = c->buckets[b];
-	c->buckets[b] = k;
-	return k;
+	return c ? (struct code *)cst_fncache_get(&c->fns, fn->start, fn->end, make_code, u) : NULL;
 }
 
 /* Index of the instruction that contains ADDR, or -1. */
@@ -783,7 +769,8 @@ const struct cst_arch cst_arch_x86_64 = {
 
 const struct cst_arch *cst_arch_find(int machine, int elf_class)
 {
-	static const struct cst_arch *const all[] = { &cst_arch_x86_64 };
+	static const struct cst_arch *const all[] = { &cst_arch_x86_64, &cst_arch_sparc64,
+						      &cst_arch_sparc32plus, &cst_arch_sparc32 };
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		if (all[i]->elf_machine == machine && all[i]->elf_class == elf_class)
 			return all[i];

@@ -159,15 +159,28 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		if (r == arch->pc_reg)
 			ra_defined = true;
 	}
+	/* A return-address column other than the pc (SPARC: %o7, which holds the call's
+	 * address; the caller resumes ra_offset bytes after it, libdw's sparc ebl ra_offset). */
+	int ra_col = dwarf_frame_info(frame, NULL, NULL, NULL);
+	uint64_t rav;
+	if (!ra_defined && ra_col >= 0 && ra_col != arch->pc_reg && cst_reg_get(out, ra_col, &rav)) {
+		rav += arch->ra_offset;
+		cst_reg_set(out, arch->pc_reg, arch->addr_size == 4 ? rav & 0xffffffffull : rav);
+		ra_defined = true;
+	}
 	if (!ra_defined)
 		return 0;
-	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2; SPARC: %sp of the caller). */
-	cst_reg_set(out, arch->sp_reg, cfa);
+	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2), less the stack bias
+	 * (SPARC V9: the CFA is %sp + 2047). */
+	cst_reg_set(out, arch->sp_reg, cfa - arch->stack_bias);
 	cst_origin_set(&u->step_origin, arch->sp_reg, CST_REG_CFA, 0);
-	uint64_t fp;
+	uint64_t fp, sp;
 	if (fp_slot && cst_reg_get(in, arch->fp_reg, &fp) && fp == fp_slot &&
 	    fp_slot == cfa - 2 * arch->addr_size)
 		*fp_record = true;
+	/* Register windows: the callee has a window of its own unless the caller's %sp is its. */
+	if (arch->register_windows && cst_reg_get(in, arch->sp_reg, &sp))
+		*fp_record = cfa - arch->stack_bias != sp;
 	*cfap = cfa;
 	return 1;
 }

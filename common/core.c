@@ -246,7 +246,7 @@ static void parse_siginfo(struct cst_core *c, const uint8_t *d, size_t size)
 	c->signal.err = (int32_t)rd(c, d + 4, 4);
 	c->signal.code = (int32_t)rd(c, d + 8, 4);
 	unsigned uoff = c->arch->addr_size == 8 ? 16 : 12;
-	int s = c->signal.signo;
+	int s = c->arch->generic_signal ? c->arch->generic_signal(c->signal.signo) : c->signal.signo;
 	/* si_code > 0 means the kernel filled the fault union (SI_KERNEL / fault codes). */
 	if ((s == 11 || s == 7 || s == 4 || s == 8 || s == 5) && c->signal.code > 0 &&
 	    size >= uoff + c->arch->addr_size) {
@@ -600,6 +600,42 @@ bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val)
 	return false;
 }
 
+/* True when PATH is a regular file that is not an ELF file of another class than the core
+ * (a 64-bit library for a 32-bit core).  Opened without blocking. */
+static bool fits_core(const struct cst_core *c, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	unsigned char id[EI_NIDENT];
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok && pread(fd, id, sizeof id, 0) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0)
+		ok = id[EI_CLASS] == c->arch->elf_class;
+	close(fd);
+	return ok;
+}
+
+/* The library RECORDED (a path on the machine that dumped) under --sysroot when it is not
+ * at the same path there: the same file name in the sysroot's library directories of the
+ * core's class.  Debian's cross sysroots keep a sparc64 system's /lib/sparc64-linux-gnu
+ * and /lib64 libraries in lib/, and 32-bit ones in lib32/.  BUF keeps SYSROOT+RECORDED
+ * when no candidate fits. */
+static void sysroot_library(const struct cst_core *c, const char *recorded, char *buf, size_t len)
+{
+	static const char *const dirs64[] = { "/lib64/", "/lib/", "/usr/lib64/", "/usr/lib/", NULL };
+	static const char *const dirs32[] = { "/lib32/", "/lib/", "/usr/lib32/", "/usr/lib/", NULL };
+	const char *base = strrchr(recorded, '/') + 1;
+	char try[PATH_MAX];
+	for (const char *const *d = c->arch->addr_size == 8 ? dirs64 : dirs32; *d; d++) {
+		snprintf(try, sizeof try, "%s%s%s", c->sysroot, *d, base);
+		if (fits_core(c, try)) {
+			snprintf(buf, len, "%s", try);
+			return;
+		}
+	}
+}
+
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 {
 	static __thread char buf[PATH_MAX];
@@ -607,6 +643,8 @@ const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 		return c->executable;
 	if (c->sysroot && recorded[0] == '/') {
 		snprintf(buf, sizeof buf, "%s%s", c->sysroot, recorded);
+		if (!fits_core(c, buf))
+			sysroot_library(c, recorded, buf, sizeof buf);
 		return buf;
 	}
 	return recorded;

@@ -55,14 +55,17 @@ static void read_fde_starts(Dwfl_Module *mod, struct module_info *mi)
 		const uint8_t *h = d->d_buf;
 		if (h[0] != 1 || (h[1] & 0x0f) != 0x0b || h[2] != 0x03 || h[3] != 0x3b)
 			return;
-		uint32_t count = (uint32_t)cst_le32s(h + 8);
+		/* the fields are in the file's byte order */
+		const char *ident = elf_getident(elf, NULL);
+		int32_t (*s32)(const uint8_t *) = ident && ident[EI_DATA] == ELFDATA2MSB ? cst_be32s : cst_le32s;
+		uint32_t count = (uint32_t)s32(h + 8);
 		if (count > (d->d_size - 12) / 8)
 			return;
 		mi->fde_starts = malloc((count ? count : 1) * sizeof *mi->fde_starts);
 		if (!mi->fde_starts)
 			return;
 		for (uint32_t k = 0; k < count; k++)
-			mi->fde_starts[k] = ph.p_vaddr + (uint64_t)(int64_t)cst_le32s(h + 12 + 8 * k) + bias;
+			mi->fde_starts[k] = ph.p_vaddr + (uint64_t)(int64_t)s32(h + 12 + 8 * k) + bias;
 		mi->nfdes = count;
 		return;
 	}

@@ -150,16 +150,30 @@ static int apply_row(struct cst_unwind *u, const struct cst_frame *f, const stru
 }
 
 /* Finds the caller of F (the cursor's current frame).  Returns 1 (C filled, *FP_RECORD says whether F's frame record was
- * set up), 0 at the outermost frame, or a negative code. */
-static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c, bool *fp_record)
+ * set up, *CALLER_SKIPPED that C is the caller of F's unknown caller), 0 at the outermost
+ * frame, or a negative code. */
+static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c, bool *fp_record,
+		       bool *caller_skipped)
 {
 	const struct cst_arch *a = u->env->arch;
 	*fp_record = true;
+	*caller_skipped = false;
 	memset(c, 0, sizeof *c);
 
-	/* 1. CFI */
+	/* 0. leaf context, from the instructions (SPARC) */
+	if (a->leaf_step && u->cur_is_context) {
+		bool saved = true;
+		int rc = a->leaf_step(u, f, cur_func(u), c, &saved, caller_skipped);
+		if (rc != -CST_E_DECODE) {
+			*fp_record = saved;
+			return rc;
+		}
+	}
+
+	/* 1. CFI (not for a signal frame the architecture's step reads itself) */
 	uint64_t bias;
-	Dwarf_Frame *row = u->env->syms ? cst_symbols_cfi(u->env->syms, f->lookup_pc, &bias) : NULL;
+	Dwarf_Frame *row = u->env->syms && !(a->step && f->signal_frame) ?
+			   cst_symbols_cfi(u->env->syms, f->lookup_pc, &bias) : NULL;
 	if (row) {
 		uint64_t cfa = 0;
 		int rc = cst_cfi_step(u, row, bias, &f->regs, &c->regs, &cfa, fp_record);
@@ -178,7 +192,15 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 		/* an expression we cannot evaluate: try the other strategies */
 	}
 
-	/* 2. the function's instructions */
+	/* 2. the architecture's own step (SPARC register windows) */
+	if (a->step) {
+		bool saved = true;
+		int rc = a->step(u, f, cur_func(u), c, &saved, caller_skipped);
+		*fp_record = saved;
+		return rc;
+	}
+
+	/* 3. the function's instructions */
 	const struct cst_func *fn = a->analyse ? cur_func(u) : NULL;
 	if (fn) {
 		struct cst_row r;
@@ -195,7 +217,7 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 		}
 	}
 
-	/* 3. the frame-pointer chain: return address at fp + 1 word, caller's fp at fp. */
+	/* 4. the frame-pointer chain: return address at fp + 1 word, caller's fp at fp. */
 	uint64_t fp;
 	if (!cst_reg_get(&f->regs, a->fp_reg, &fp))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
@@ -289,7 +311,7 @@ static void queue_push(struct cst_unwind *u, const struct cst_frame *f)
 /* Queues the frames of the functions that tail-called away between callee F (function
  * CALLEE) and caller C (function CALLER, NULL when unknown). */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
-				 const struct cst_frame *c, const struct cst_func *caller)
+				 const struct cst_frame *c, const struct cst_func *caller, bool skipped)
 {
 	const struct cst_arch *a = u->env->arch;
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
@@ -323,6 +345,14 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 				snprintf(s.note, sizeof s.note, "reached and left by tail jumps");
 			queue_push(u, &s);
 		}
+	} else if (skipped && ps.paths == 0) {
+		/* F's caller was not found (leaf context, return register overwritten): the
+		 * function C called is that caller (DTrace ustack() discussion, case 3). */
+		s.pc = s.lookup_pc = t;
+		s.marker = CST_MARK_RECOVERED_CALLER;
+		snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "; the callee's own return address was lost",
+			 site.addr);
+		queue_push(u, &s);
 	} else {
 		s.pc = s.lookup_pc = t;
 		snprintf(s.note, sizeof s.note, ps.paths > 1 ?
@@ -385,11 +415,11 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
 	struct cst_frame *f = &u->cur, c;
-	bool fp_record;
+	bool fp_record, skipped;
 	u->stop_detail[0] = 0;
 	if (outermost_function(u))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = find_caller(u, f, &c, &fp_record);
+	int rc = find_caller(u, f, &c, &fp_record, &skipped);
 	if (rc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	if (rc < 0) {
@@ -407,13 +437,19 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c.pc - 1, NULL)))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 			    "return address 0x%" PRIx64 " is outside every module", c.pc);
-	if (c.sp <= f->sp && !f->signal_frame)
+	/* a caller in the same register window (SPARC leaf context) keeps the callee's %sp */
+	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c.sp == f->sp;
+	if (c.sp <= f->sp && !f->signal_frame && !same_window)
 		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c.sp, f->sp);
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
-	c.lookup_pc = f->signal_frame ? c.pc : c.pc - 1;
+	c.lookup_pc = f->signal_frame ? c.pc : a->ra_offset ? c.pc - a->ra_offset : c.pc - 1;
+	if (a->signal_frame && a->signal_frame(u, c.pc)) {
+		c.signal_frame = true;
+		c.lookup_pc = c.pc;
+	}
 	uint64_t bias;
 	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi(u->env->syms, c.pc, &bias) : NULL;
 	if (crow) {
@@ -430,7 +466,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		c.marker = CST_MARK_RECOVERED_CALLER;
 	struct cst_func caller;
 	int caller_state = cst_unwind_func(u, c.lookup_pc, &caller) == 0 ? 1 : -1;
-	find_lost_tail_calls(u, f, cur_func(u), &c, caller_state > 0 ? &caller : NULL);
+	find_lost_tail_calls(u, f, cur_func(u), &c, caller_state > 0 ? &caller : NULL, skipped);
 	bool interrupted = f->signal_frame;
 	u->cur = c;
 	u->cur_fn = caller;

@@ -29,4 +29,11 @@ static inline int32_t cst_le32s(const uint8_t *p)
 	return (int32_t)v;
 }
 
+/* The signed 32-bit big-endian value at P (fields of big-endian ELF files: SPARC). */
+static inline int32_t cst_be32s(const uint8_t *p)
+{
+	uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+	return (int32_t)v;
+}
+
 #endif

@@ -37,6 +37,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		struct cst_location loc;
 		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
 		const char *jit = loc.module ? NULL : bt_jit_locate(f.lookup_pc, f.pc, &loc);
+		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
+		 * __rt_sigreturn_stub is local): named as gdb names it */
+		if (f.signal_frame && !loc.function)
+			loc.function = "<signal handler called>";
 		/* inlined functions first, each a frame of its own at the same pc */
 		for (int i = 0; i + 1 < ninl; i++) {
 			struct bt_frame *b = &t->frames[t->n++];
@@ -74,10 +78,30 @@ void bt_thread_free(struct bt_thread *t)
 	t->n = 0;
 }
 
+static const struct cst_arch *signal_arch;
+
+void bt_signal_arch(const struct cst_arch *arch)
+{
+	signal_arch = arch;
+}
+
+/* SIGNO in the numbering of this (Linux) host, 0 when it has no equivalent. */
+static int host_signal(int signo)
+{
+	return signal_arch && signal_arch->generic_signal ? signal_arch->generic_signal(signo) : signo;
+}
+
+const char *bt_signal_text(int signo)
+{
+	int h = host_signal(signo);
+	return h > 0 ? strsignal(h) : "unknown signal";
+}
+
 const char *bt_signal_name(int signo)
 {
 	static __thread char buf[32];
-	const char *abbrev = signo > 0 && signo < 65 ? sigabbrev_np(signo) : NULL;
+	int h = host_signal(signo);
+	const char *abbrev = h > 0 && h < 65 ? sigabbrev_np(h) : NULL;
 	if (abbrev)
 		snprintf(buf, sizeof buf, "SIG%s", abbrev);
 	else

@@ -48,8 +48,13 @@ void bt_process_from_core(struct bt_process *p, struct cst_core *core, const cha
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
 void bt_thread_free(struct bt_thread *t);
 
+/* The architecture whose signal numbers bt_signal_name and bt_signal_text read (the
+ * core's); the generic Linux numbers until it is set. */
+void bt_signal_arch(const struct cst_arch *arch);
 /* "SIGSEGV", or "signal N" for an unknown number (static buffer). */
 const char *bt_signal_name(int signo);
+/* The description of signal SIGNO ("Segmentation fault"), as strsignal gives it. */
+const char *bt_signal_text(int signo);
 
 struct bt_options {
 	bool verbose;            /* -v: each frame's provenance */

@@ -247,6 +247,7 @@ static int run_core(const struct options *o, struct triage *tr)
 	if (cst_symbols_open_core(&syms, core, err, sizeof err) < 0)
 		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, err);
 
+	bt_signal_arch(cst_core_arch(core));
 	const struct cst_core_signal *sig = cst_core_signal(core);
 	const struct cst_core_thread *first = cst_core_thread(core, 0);
 	struct bt_process p = {

@@ -25,7 +25,7 @@ void bt_print_process_text(FILE *out, const struct bt_process *p)
 	fprintf(out, "  (%s)\n", p->arch);
 	if (p->has_signal) {
 		fprintf(out, "signal: %s (%s), si_code %d", bt_signal_name(p->signo),
-			strsignal(p->signo), p->code);
+			bt_signal_text(p->signo), p->code);
 		if (p->has_addr)
 			fprintf(out, ", fault address 0x%" PRIx64, p->addr);
 		fputc('\n', out);

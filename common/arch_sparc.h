@@ -1,0 +1,73 @@
+/* SPARC (V9 64-bit and V8+/V8 32-bit) internals shared by arch_sparc.c (registers, cores,
+ * the window step, signal frames) and arch_sparc_code.c (instruction decoding and the
+ * per-function analysis).
+ *
+ * DWARF register numbers (SPARC psABI, "DWARF Register Number Mapping"; the same in gcc's
+ * sparc.h and libdw's sparc backend): 0-7 %g0-%g7, 8-15 %o0-%o7 (14 = %sp), 16-23 %l0-%l7,
+ * 24-31 %i0-%i7 (30 = %fp, 31 = %i7).  The pc has no DWARF number (libdw keeps it apart);
+ * corestack keeps it in slot 103, the first one past libdw's 103 SPARC frame registers.
+ *
+ * A register window, as the kernel flushes it before dumping (and as every save area on
+ * the stack holds it): 16 words at %sp (+ 2047, the V9 stack bias, when %sp is odd):
+ *
+ *	%sp+bias ->	%l0 ... %l7	the window's locals
+ *			%i0 ... %i7	its ins: %i6 = %fp = the caller's %sp,
+ *					%i7 = the address of the call that entered it
+ *
+ * After `save` a function's ins are its caller's outs, so the caller's %sp is %i6 and it
+ * resumes at %i7 + 8 (the call and its delay slot).  Before `save` (or in a function with
+ * none, a leaf) the function still runs in its caller's window: the caller resumes at
+ * %o7 + 8, as long as nothing has written %o7 since the entry. */
+#ifndef CST_ARCH_SPARC_H
+#define CST_ARCH_SPARC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch.h"
+
+enum {
+	SPARC_G0 = 0, SPARC_G1 = 1, SPARC_O0 = 8, SPARC_SP = 14, SPARC_O7 = 15,
+	SPARC_L0 = 16, SPARC_I0 = 24, SPARC_FP = 30, SPARC_I7 = 31,
+	SPARC_PC = 103,
+	SPARC_NREGS = 32,
+};
+
+/* V9 stack bias (SPARC Compliance Definition 2.4.1, "Stack Frame": %sp and %fp point 2047
+ * bytes below the frame in 64-bit code; an odd %sp marks a biased frame). */
+#define SPARC_STACK_BIAS 2047
+
+/* Where a function's caller is, at one pc, from the analysis of its instructions. */
+enum sparc_window { SW_CALLER, SW_OWN, SW_UNKNOWN };
+struct sparc_at_pc {
+	enum sparc_window window;  /* SW_CALLER: no `save` in effect, the caller's window is live */
+	uint32_t ra_regs;          /* bit n: DWARF register n holds the address of the call that
+				    * entered the function (%o7 at the entry) */
+};
+
+/* Analyses function FN (decoded with capstone, once, cached in the unwind environment) and
+ * stores the state before the instruction at PC in *AT.  Returns 0, -CST_E_DECODE when PC is
+ * not an instruction of FN reached from its entry, or -CST_E_NOMEM. */
+int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct sparc_at_pc *at);
+
+/* True when word W at ADDR is a CALL (*CALL set) or a branch that may be taken, with its
+ * target in *TARGET (masked with MASK, the address size). */
+bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target);
+
+/* Where the guessed function entries of stripped code are kept (in the unwind
+ * environment's arch cache); NULL when out of memory. */
+struct sparc_entries;
+struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u);
+void cst_sparc_entries_free(struct sparc_entries *e);
+
+/* guess_func (arch.h) for SPARC: arch_sparc_entries.c. */
+int cst_sparc_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+
+/* Hooks of arch_sparc_code.c (see arch.h for their contracts). */
+int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
+			  struct cst_call_site *site);
+int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
+			   uint64_t *jumps, int max);
+int cst_sparc_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
+void cst_sparc_cache_free(void *cache);
+
+#endif

@@ -1,0 +1,581 @@
+/* SPARC instructions: decoding a function once, following its control flow (delay slots
+ * included) to know at every instruction whether `save` is in effect and which registers
+ * still hold the address of the call that entered it; call sites and tail calls.
+ *
+ * Every word is decoded with capstone (CS_ARCH_SPARC, big-endian, V9), which tells an
+ * instruction from data.  capstone 4 reports no written registers for SPARC and decodes
+ * the V9 `return` as `rett`, so the fields that matter (rd, op3, displacements) are read
+ * from the word itself, as laid out in The SPARC Architecture Manual, Version 9, Appendix
+ * A and E (opcode maps):
+ *
+ *	op = w<31:30>: 1 CALL disp30; 0 branches (op2 = w<24:22>) and SETHI;
+ *	2 arithmetic, JMPL, RETURN, SAVE, RESTORE, Tcc (op3 = w<24:19>); 3 loads/stores.
+ *	rd = w<29:25>, rs1 = w<18:14>, i = w<13>, rs2 = w<4:0>, simm13 = w<12:0>.
+ *
+ * Control transfers are delayed: the instruction after a branch, call or jump (its delay
+ * slot) runs before the target, unless the annul bit drops it (a taken `ba,a`, an untaken
+ * conditional `b<cc>,a`). */
+#include "arch_sparc.h"
+#include "error.h"
+#include "fncache.h"
+#include "symbols.h"
+#include "unwind.h"
+
+#include <capstone.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind {
+	K_OTHER, K_INVALID, K_HALT, K_CALL, K_JMPL, K_RETURN, K_SAVE, K_RESTORE, K_BRANCH,
+};
+
+#define NO_REG 0xff
+
+struct sinsn {
+	uint64_t addr;
+	uint64_t target;        /* CALL and branch targets */
+	uint8_t kind;
+	uint8_t rd;             /* integer register written, NO_REG when none */
+	uint8_t rd2;            /* second register written (ldd), NO_REG when none */
+	uint8_t src;            /* rd becomes a copy of this register (mov), NO_REG when not a copy */
+	uint8_t rs1;
+	bool annul, always, never;
+};
+
+struct wstate {
+	uint8_t seen, window;
+	uint32_t ra_regs;
+};
+
+struct code {
+	struct cst_fncache_entry link;  /* first: the cache's chain */
+	uint64_t start, end;
+	struct wstate *st;      /* NULL until analysed */
+	size_t n;
+	struct sinsn ins[];     /* one per 4-byte word */
+};
+
+#define MAX_FUNC_BYTES (256 * 1024)
+#define UNKNOWN_SIZE_BYTES (16 * 1024)
+
+struct cache {
+	csh cs;
+	bool cs_ok;
+	struct cst_fncache fns;
+	struct sparc_entries *entries;   /* arch_sparc_entries.c */
+};
+
+static void free_code(struct cst_fncache_entry *e)
+{
+	struct code *k = (struct code *)e;
+	free(k->st);
+	free(k);
+}
+
+void cst_sparc_cache_free(void *p)
+{
+	struct cache *c = p;
+	if (!c)
+		return;
+	cst_fncache_clear(&c->fns, free_code);
+	cst_sparc_entries_free(c->entries);
+	if (c->cs_ok)
+		cs_close(&c->cs);
+	free(c);
+}
+
+static struct cache *get_cache(struct cst_unwind *u)
+{
+	struct cache *c = u->env->arch_cache;
+	if (c)
+		return c;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->cs_ok = cs_open(CS_ARCH_SPARC, CS_MODE_BIG_ENDIAN | CS_MODE_V9, &c->cs) == CS_ERR_OK;
+	u->env->arch_cache = c;
+	return c;
+}
+
+static int64_t sext(uint32_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+	return (int64_t)(((uint64_t)v ^ m) - m);
+}
+
+static uint64_t addr_mask(const struct cst_unwind *u)
+{
+	return u->env->arch->addr_size == 4 ? 0xffffffffull : ~0ull;
+}
+
+/* Fills X from word W at ADDR (DECODED: capstone accepted it). */
+static void classify(uint32_t w, uint64_t addr, bool decoded, uint64_t mask, struct sinsn *x)
+{
+	unsigned op = w >> 30, rd = (w >> 25) & 31, op2 = (w >> 22) & 7, op3 = (w >> 19) & 63;
+	unsigned rs1 = (w >> 14) & 31, imm = (w >> 13) & 1, rs2 = w & 31;
+	memset(x, 0, sizeof *x);
+	x->addr = addr;
+	x->rd = x->rd2 = x->src = NO_REG;
+	x->rs1 = (uint8_t)rs1;
+	x->kind = K_OTHER;
+	if (!decoded) {
+		x->kind = K_INVALID;
+		return;
+	}
+	if (op == 1) {                                    /* CALL: writes %o7 */
+		x->kind = K_CALL;
+		x->target = (addr + (uint64_t)(sext(w & 0x3fffffff, 30) * 4)) & mask;
+		return;
+	}
+	if (op == 0) {
+		int64_t disp;
+		unsigned cond = (w >> 25) & 15;
+		switch (op2) {
+		case 0: x->kind = K_HALT; return;                        /* ILLTRAP */
+		case 4: if (rd) x->rd = (uint8_t)rd; return;             /* SETHI (NOP when rd 0) */
+		case 2: case 6: disp = sext(w & 0x3fffff, 22); break;    /* Bicc, FBfcc */
+		case 1: case 5: disp = sext(w & 0x7ffff, 19); break;     /* BPcc, FBPfcc */
+		case 3:                                                  /* BPr */
+			disp = sext(((w >> 20) & 3) << 14 | (w & 0x3fff), 16);
+			cond = 1;                                        /* always conditional */
+			break;
+		default: return;
+		}
+		x->kind = K_BRANCH;
+		x->annul = (w >> 29) & 1;
+		x->always = cond == 8;
+		x->never = cond == 0;
+		x->target = (addr + (uint64_t)(disp * 4)) & mask;
+		return;
+	}
+	if (op == 2) {
+		switch (op3) {
+		case 0x38: x->kind = K_JMPL; if (rd) x->rd = (uint8_t)rd; return;
+		case 0x39: x->kind = K_RETURN; return;
+		case 0x3c: x->kind = K_SAVE; if (rd) x->rd = (uint8_t)rd; return;
+		case 0x3d: x->kind = K_RESTORE; if (rd) x->rd = (uint8_t)rd; break;
+		case 0x30: case 0x31: case 0x32: case 0x33: case 0x34: case 0x35:
+		case 0x3a: case 0x3b: case 0x3e: case 0x3f:
+			return;          /* WRasr, SAVED, WRPR, FPop, Tcc, FLUSH, DONE: no integer rd */
+		default:
+			if (rd) x->rd = (uint8_t)rd;
+			break;
+		}
+		/* copies: or/add rs1, %g0 (or 0), rd and or %g0, rs2, rd (`mov`); restore too */
+		if (op3 == 0x02 || op3 == 0x00 || op3 == 0x3d) {
+			if (imm ? (w & 0x1fff) == 0 : rs2 == 0)
+				x->src = (uint8_t)rs1;
+			else if (!imm && rs1 == 0)
+				x->src = (uint8_t)rs2;
+		}
+		return;
+	}
+	/* op 3: loads write rd (V9 A.27-A.30: LDUW..LDX, LDSTUB, SWAP, CASA, CASXA, and the
+	 * alternate-space forms); LDD writes an even/odd pair. */
+	if (op3 < 0x20 && ((op3 & 0x0f) <= 0x02 || ((op3 & 0x0f) >= 0x08 && (op3 & 0x0f) <= 0x0b) ||
+			   (op3 & 0x0f) == 0x0d || (op3 & 0x0f) == 0x0f)) {
+		if (rd) x->rd = (uint8_t)rd;
+	} else if (op3 < 0x20 && (op3 & 0x0f) == 0x03) {
+		x->rd = (uint8_t)(rd & ~1u);
+		x->rd2 = (uint8_t)(rd | 1u);
+		if (x->rd == 0)
+			x->rd = NO_REG;
+	} else if (op3 == 0x3c || op3 == 0x3e) {
+		if (rd) x->rd = (uint8_t)rd;
+	}
+}
+
+static bool is_dcti(const struct sinsn *x)
+{
+	return x->kind == K_CALL || x->kind == K_JMPL || x->kind == K_RETURN || x->kind == K_BRANCH;
+}
+
+/* Reads [start, end) of the target and decodes it word by word. */
+static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start, uint64_t end)
+{
+	if (!c->cs_ok || (start & 3))
+		return NULL;
+	if (end <= start || end - start > MAX_FUNC_BYTES)
+		end = start + (end <= start ? UNKNOWN_SIZE_BYTES : MAX_FUNC_BYTES);
+	size_t len = (size_t)(end - start) & ~(size_t)3;
+	uint8_t *buf = malloc(len ? len : 4);
+	if (!buf)
+		return NULL;
+	size_t got = cst_read_code(u->env->target, start, buf, len, 4);
+	struct code *k = calloc(1, sizeof *k + (got / 4) * sizeof k->ins[0]);
+	cs_insn *in = k ? cs_malloc(c->cs) : NULL;
+	if (!in) {
+		free(k);
+		free(buf);
+		return NULL;
+	}
+	uint64_t mask = addr_mask(u);
+	for (size_t off = 0; off + 4 <= got; off += 4) {
+		const uint8_t *p = buf + off;
+		size_t left = 4;
+		uint64_t a = start + off;
+		bool ok = cs_disasm_iter(c->cs, &p, &left, &a, in);
+		uint32_t w = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
+			     (uint32_t)buf[off + 2] << 8 | buf[off + 3];
+		classify(w, start + off, ok, mask, &k->ins[k->n++]);
+	}
+	cs_free(in, 1);
+	free(buf);
+	k->start = start;
+	k->end = start + 4 * k->n;
+	return k;
+}
+
+static struct cst_fncache_entry *make_code(void *u, uint64_t start, uint64_t end)
+{
+	struct code *k = decode(u, get_cache(u), start, end);
+	return k ? &k->link : NULL;
+}
+
+static struct code *get_code(struct cst_unwind *u, const struct cst_func *fn)
+{
+	struct cache *c = get_cache(u);
+	return c ? (struct code *)cst_fncache_get(&c->fns, fn->start, fn->end, make_code, u) : NULL;
+}
+
+static ptrdiff_t index_of(const struct code *k, uint64_t addr)
+{
+	if (addr < k->start || addr >= k->end || (addr & 3))
+		return -1;
+	return (ptrdiff_t)((addr - k->start) / 4);
+}
+
+/* ---- the analysis ------------------------------------------------------------------- */
+
+#define G_BITS 0x000000feu      /* %g1-%g7: globals are not windowed */
+#define O_BITS 0x0000ff00u
+#define I_BITS 0xff000000u
+
+static uint32_t write_reg(uint32_t m, unsigned r, bool copy)
+{
+	if (r >= 32)
+		return m;
+	m &= ~(1u << r);
+	if (copy && r != 0)
+		m |= 1u << r;
+	return m;
+}
+
+static struct wstate transfer(struct wstate s, const struct sinsn *x)
+{
+	bool copy = x->src != NO_REG && x->src < 32 && ((s.ra_regs >> x->src) & 1);
+	switch (x->kind) {
+	case K_SAVE:         /* the outs become the ins; locals and outs are new */
+		if (s.window == SW_CALLER) {
+			s.window = SW_OWN;
+			s.ra_regs = (s.ra_regs & G_BITS) | ((s.ra_regs & O_BITS) << 16);
+		} else {
+			s.window = SW_UNKNOWN;
+			s.ra_regs = 0;
+		}
+		s.ra_regs = write_reg(s.ra_regs, x->rd, false);
+		break;
+	case K_RESTORE:      /* the ins become the outs again; rd is written in that window */
+	case K_RETURN:
+		if (s.window == SW_OWN) {
+			s.window = SW_CALLER;
+			s.ra_regs = (s.ra_regs & G_BITS) | ((s.ra_regs & I_BITS) >> 16);
+		} else {
+			s.window = SW_UNKNOWN;
+			s.ra_regs = 0;
+		}
+		if (x->kind == K_RESTORE)
+			s.ra_regs = write_reg(s.ra_regs, x->rd, copy);
+		break;
+	case K_CALL:
+		s.ra_regs = write_reg(s.ra_regs, SPARC_O7, false);
+		break;
+	default:
+		s.ra_regs = write_reg(s.ra_regs, x->rd, copy);
+		s.ra_regs = write_reg(s.ra_regs, x->rd2, false);
+		break;
+	}
+	return s;
+}
+
+/* True when the instruction after a CALL (its delay slot X) makes it a tail call: the
+ * callee returns to our caller, either because `restore` gives the caller's window back or
+ * because %o7 is set again to the caller's return address. */
+static bool tail_delay(const struct sinsn *x)
+{
+	return x->kind == K_RESTORE || x->rd == SPARC_O7;
+}
+
+/* Successors of instruction I; returns their count (at most 2). */
+static int successors(const struct code *k, size_t i, size_t *succ)
+{
+	const struct sinsn *x = &k->ins[i];
+	int n = 0;
+#define ADD(j) do { size_t j_ = (j); if (j_ < k->n) succ[n++] = j_; } while (0)
+#define TARGET(b) do { ptrdiff_t t_ = index_of(k, (b)->target); if (t_ >= 0) succ[n++] = (size_t)t_; } while (0)
+	if (is_dcti(x)) {
+		if (x->kind == K_BRANCH && x->annul) {
+			if (x->always)
+				TARGET(x);
+			else if (x->never)
+				ADD(i + 2);
+			else {
+				ADD(i + 1);
+				ADD(i + 2);
+			}
+		} else {
+			ADD(i + 1);
+		}
+		return n;
+	}
+	const struct sinsn *b = i > 0 ? &k->ins[i - 1] : NULL;
+	if (b && is_dcti(b)) {                 /* X is the delay slot of B */
+		switch (b->kind) {
+		case K_CALL:
+			if (tail_delay(x))
+				break;
+			ADD(i + 1);
+			/* 32-bit ABI: a call returning a structure is followed by `unimp size`
+			 * and returns past it (SPARC psABI, "Function Calling Sequence") */
+			if (i + 1 < k->n && k->ins[i + 1].kind == K_HALT)
+				ADD(i + 2);
+			break;
+		case K_JMPL:
+			if (b->rd == SPARC_O7)         /* an indirect call */
+				ADD(i + 1);
+			break;
+		case K_BRANCH:
+			if (!b->never)
+				TARGET(b);
+			if (!b->always)
+				ADD(i + 1);
+			break;
+		default:
+			break;                          /* RETURN */
+		}
+		return n;
+	}
+	if (x->kind == K_HALT || x->kind == K_INVALID)
+		return 0;
+	ADD(i + 1);
+	return n;
+#undef ADD
+#undef TARGET
+}
+
+static bool merge(struct wstate *dst, struct wstate s)
+{
+	if (!dst->seen) {
+		*dst = s;
+		dst->seen = 1;
+		return true;
+	}
+	struct wstate m = *dst;
+	if (m.window != s.window)
+		m.window = SW_UNKNOWN;
+	m.ra_regs &= s.ra_regs;
+	if (m.window == dst->window && m.ra_regs == dst->ra_regs)
+		return false;
+	*dst = m;
+	return true;
+}
+
+static bool is_table_jump(const struct sinsn *x)
+{
+	return x->kind == K_JMPL && x->rd == NO_REG && x->rs1 != SPARC_O7 && x->rs1 != SPARC_I7;
+}
+
+/* Forward data flow over the function from its entry to a fixed point: states only lose
+ * information when merged (ra_regs bits are dropped, the window becomes unknown), so each
+ * instruction is queued a bounded number of times; a budget bounds the rest. */
+static void analyse_code(struct code *k)
+{
+	size_t n = k->n, nwork = 0;
+	k->st = calloc(n ? n : 1, sizeof *k->st);
+	size_t *work = malloc((n + 1) * sizeof *work);
+	bool *queued = calloc(n + 1, sizeof *queued);
+	if (!k->st || !work || !queued) {
+		free(work);
+		free(queued);
+		free(k->st);
+		k->st = NULL;
+		return;
+	}
+#define PUSH(i) do { if (!queued[i]) { queued[i] = true; work[nwork++] = (i); } } while (0)
+	if (n) {
+		k->st[0] = (struct wstate){ .seen = 1, .window = SW_CALLER, .ra_regs = 1u << SPARC_O7 };
+		PUSH(0);
+	}
+	size_t budget = 64 * n + 64, seed = 0, scan = 0;
+	ptrdiff_t table_jump = -1;
+	for (;;) {
+		while (nwork > 0 && budget > 0) {
+			budget--;
+			size_t i = work[--nwork], succ[2];
+			queued[i] = false;
+			struct wstate out = transfer(k->st[i], &k->ins[i]);
+			int ns = successors(k, i, succ);
+			for (int m = 0; m < ns; m++)
+				if (merge(&k->st[succ[m]], out))
+					PUSH(succ[m]);
+		}
+		/* Code reached only through a jump table (a switch): the state of the nearest
+		 * indirect jump (jmpl to %g0 that is not a return) before it. */
+		while (seed < n && k->st[seed].seen)
+			seed++;
+		if (seed >= n || budget == 0)
+			break;
+		for (; scan < seed; scan++)
+			if (is_table_jump(&k->ins[scan]) && k->st[scan].seen)
+				table_jump = (ptrdiff_t)scan;
+		if (table_jump >= 0) {
+			k->st[seed] = k->st[table_jump];
+			PUSH(seed);
+		}
+		seed++;
+	}
+#undef PUSH
+	free(work);
+	free(queued);
+}
+
+int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct sparc_at_pc *at)
+{
+	struct code *k = get_code(u, fn);
+	if (!k)
+		return -CST_E_DECODE;
+	if (!k->st)
+		analyse_code(k);
+	if (!k->st)
+		return -CST_E_NOMEM;
+	ptrdiff_t i = index_of(k, pc);
+	if (i < 0 || !k->st[i].seen)
+		return -CST_E_DECODE;
+	at->window = (enum sparc_window)k->st[i].window;
+	at->ra_regs = k->st[i].ra_regs;
+	return 0;
+}
+
+struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u)
+{
+	struct cache *c = get_cache(u);
+	return c ? &c->entries : NULL;
+}
+
+bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target)
+{
+	struct sinsn x;
+	classify(w, addr, true, mask, &x);
+	*call = x.kind == K_CALL;
+	*target = x.target;
+	return x.kind == K_CALL || (x.kind == K_BRANCH && !x.never);
+}
+
+/* ---- call sites and tail calls --------------------------------------------------------- */
+
+/* The call that returns to RA is the instruction 8 bytes before it (the call, then its
+ * delay slot): CALL (direct) or JMPL with rd = %o7 (indirect). */
+int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
+			  struct cst_call_site *site)
+{
+	uint64_t w;
+	if (ra < 8 || (ra & 3) || cst_target_read_word(u->env->target, ra - 8, 4, &w) < 0)
+		return -CST_E_DECODE;
+	struct sinsn x;
+	classify((uint32_t)w, ra - 8, true, addr_mask(u), &x);
+	site->addr = ra - 8;
+	if (x.kind == K_CALL) {
+		site->direct = true;
+		site->target = x.target;
+		return 0;
+	}
+	if (x.kind == K_JMPL && x.rd == SPARC_O7) {
+		site->direct = false;
+		return 0;
+	}
+	return -CST_E_DECODE;
+}
+
+/* Tail calls as gcc emits them: `call T` with `restore` in its delay slot (after `save`);
+ * `mov %o7,%g1; call T; mov %g1,%o7` (a leaf: %o7 is put back in the delay slot); a branch
+ * to another function (`mov %o7,%g1; b T`, or a plain `b T`). */
+int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
+			   uint64_t *jumps, int max)
+{
+	struct code *k = get_code(u, fn);
+	if (!k)
+		return -CST_E_DECODE;
+	uint64_t end = fn->end ? fn->end : k->end;
+	int n = 0;
+	for (size_t i = 0; i < k->n && n < max; i++) {
+		const struct sinsn *x = &k->ins[i];
+		bool tail = false;
+		if (x->kind == K_BRANCH && !x->never)
+			tail = x->target < fn->start || x->target >= end;
+		else if (x->kind == K_CALL && i + 1 < k->n)
+			tail = tail_delay(&k->ins[i + 1]);
+		if (!tail)
+			continue;
+		int j;
+		for (j = 0; j < n && targets[j] != x->target; j++)
+			;
+		if (j < n)
+			continue;
+		targets[n] = x->target;
+		jumps[n] = x->addr;
+		n++;
+	}
+	return n;
+}
+
+/* A PLT entry, by running its straight-line code on the registers it sets (at most 8
+ * instructions: SETHI, OR, ADD, SLLX, then JMPL to %g0 or a BA).  The dynamic linker
+ * patches a bound entry into either `ba,a function` (a near function) or an absolute
+ * address built in %g1/%g5 and a `jmpl %g1 + %g5, %g0` (glibc sysdeps/sparc/sparc64/
+ * dl-plt.h, sparc64_fixup_plt; sparc32/dl-plt.h).  An entry not bound yet branches back
+ * into the PLT, to the resolver: then it is not resolved (0). */
+int cst_sparc_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
+{
+	uint64_t mask = addr_mask(u), val[32] = { 0 };
+	uint32_t known = 1;                               /* %g0 */
+	if (addr & 3)
+		return 0;
+	for (int n = 0; n < 8; n++) {
+		uint64_t w64, pc = addr + 4 * (uint64_t)n;
+		if (cst_target_read_word(u->env->target, pc, 4, &w64) < 0)
+			return 0;
+		uint32_t w = (uint32_t)w64;
+		unsigned op = w >> 30, rd = (w >> 25) & 31, op3 = (w >> 19) & 63, rs1 = (w >> 14) & 31;
+		bool imm = (w >> 13) & 1;
+		uint64_t b = imm ? (uint64_t)sext(w & 0x1fff, 13) : val[w & 31];
+		bool b_known = imm || ((known >> (w & 31)) & 1), a_known = (known >> rs1) & 1;
+		uint64_t r;
+		if (op == 0 && ((w >> 22) & 7) == 4) {            /* SETHI */
+			r = (uint64_t)(w & 0x3fffff) << 10;
+		} else if (op == 2 && (op3 == 0x02 || op3 == 0x00 || op3 == 0x25) && a_known && b_known) {
+			r = op3 == 0x02 ? val[rs1] | b : op3 == 0x00 ? val[rs1] + b :
+			    (w >> 12) & 1 ? val[rs1] << (b & 63) : (val[rs1] << (b & 31)) & 0xffffffffull;
+		} else if (op == 2 && op3 == 0x38 && rd == 0 && a_known && b_known) {
+			*dest = (val[rs1] + b) & mask;            /* JMPL to %g0 */
+			return *dest != 0 && u->env->syms && cst_symbols_in_module(u->env->syms, *dest);
+		} else {
+			struct sinsn x;
+			classify(w, pc, true, mask, &x);
+			if (x.kind != K_BRANCH || !x.always)
+				return 0;
+			struct cst_func here, there;
+			if (!u->env->syms || cst_symbols_func(u->env->syms, x.target, &there) < 0)
+				return 0;
+			/* a branch inside the PLT (to its first, resolving entry) is not a binding */
+			if (cst_symbols_func(u->env->syms, addr, &here) == 0 && here.start == there.start)
+				return 0;
+			*dest = x.target;
+			return 1;
+		}
+		if (rd) {
+			val[rd] = r & mask;
+			known |= 1u << rd;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* frames.c: stack shapes for the SPARC window walk.  `frames CASE`:
+ *   rec     main -> recfoo -> rec(20) -> rec(19) -> ... -> rec(0) -> recleaf: 22 windows,
+ *           more than the 8 the CPU holds, so most were spilled by the program itself
+ *   alloca  main -> afoo -> with_alloca -> aleaf: with_alloca moves %sp with alloca
+ *   o7      main -> o7foo -> o7bar -> o7leaf: the leaf o7leaf overwrites %o7 (its return
+ *           address) for a moment (it keeps it in %g1); the fixtures stop at that moment */
+#include "sparc_test.h"
+
+volatile int sink;
+
+NOINLINE int recleaf(int x) { sink = x; return x + sink; }
+NOINLINE int rec(int n)
+{
+	int r = n ? rec(n - 1) : recleaf(n);
+	sink = r;                       /* volatile: no accumulator, no tail call */
+	return sink + n;
+}
+NOINLINE int recfoo(int n) { return rec(n) + 1; }
+
+NOINLINE int aleaf(volatile char *p) { sink = p[0]; return p[1] + sink; }
+NOINLINE int with_alloca(int n)
+{
+	volatile char *p = __builtin_alloca(n);
+	for (int i = 0; i < n; i++)
+		p[i] = (char)i;
+	int r = aleaf(p);
+	sink = p[n - 1];
+	return r + sink;
+}
+NOINLINE int afoo(int n) { return with_alloca(n + 100) + 1; }
+
+NOINLINE int o7leaf(int x)
+{
+	__asm__ volatile("mov %%o7, %%g1\n\t"
+			 "mov 5, %%o7\n\t"
+			 "nop\n\t"             /* the stop: %o7 is 5 here */
+			 "mov %%g1, %%o7" ::: "g1");
+	sink = x;
+	return x + 1;
+}
+NOINLINE int o7bar(int x) { return o7leaf(x + 3) + 1; }
+NOINLINE int o7foo(int x) { return o7bar(x + 1) + 1; }
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	int r;
+
+	if (!strcmp(c, "rec")) r = recfoo(20);
+	else if (!strcmp(c, "alloca")) r = afoo(argc);
+	else if (!strcmp(c, "o7")) r = o7foo(argc);
+	else if (!strcmp(c, "all")) r = recfoo(10) + afoo(argc) + o7foo(argc);
+	else return usage(argv[0]);
+	sink = r;
+	return 0;
+}

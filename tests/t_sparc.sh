@@ -1,0 +1,42 @@
+#!/bin/bash
+# tests/t_sparc.sh: corestack on the committed SPARC fixture cores (tests/sparc/fixtures/,
+# listed in tests/sparc/fixtures.list, made by `make fixtures`).  For each line: runs
+# `$BUILD/corestack --json --sysroot /usr/sparc64-linux-gnu -e BINARY NAME.core` through
+# tests/sparc/check_sparc.py and compares the frames with tests/sparc/expected/EXPECTED.
+# Prints PASS/FAIL/SKIP lines (details of a failure indented) and always exits 0.
+# Needs no qemu and no cross compiler: only the sparc64 and 32-bit sparc C libraries
+# of the cross sysroot (Debian: libc6-sparc64-cross, libc6-sparc-sparc64-cross).
+cd "$(dirname "$0")/.." || exit 0
+BUILD=${BUILD:-build}
+S=tests/sparc
+SYSROOT=/usr/sparc64-linux-gnu
+
+if [ ! -x "$BUILD/corestack" ]; then
+    echo "SKIP sparc: $BUILD/corestack not built"; exit 0
+fi
+for lib in lib/libc.so.6 lib64/ld-linux.so.2 lib32/libc.so.6 lib32/ld-linux.so.2; do
+    if [ ! -e "$SYSROOT/$lib" ]; then
+        echo "SKIP sparc: $SYSROOT/$lib missing (make deps)"; exit 0
+    fi
+done
+seen=" "
+while read -r name binary expected rest; do
+    case "$name" in ''|'#'*) continue ;; esac
+    rest=" $rest"; opts=${rest%% -- *}
+    test="sparc-$name"
+    case "$seen" in *" $test "*) test="$test-$expected" ;; esac
+    seen="$seen$test "
+    core=$S/fixtures/$name.core
+    if [ ! -e "$core" ] || [ ! -e "$S/fixtures/$binary" ]; then
+        echo "FAIL $test: $core or its binary is missing (make fixtures)"; continue
+    fi
+    # shellcheck disable=SC2086
+    if out=$(python3 $S/check_sparc.py --corestack "$BUILD/corestack" --sysroot "$SYSROOT" \
+            --exe "$S/fixtures/$binary" $opts "$S/expected/$expected" "$core" 2>&1); then
+        echo "PASS $test"
+    else
+        echo "FAIL $test: $(head -n 1 <<< "$out")"
+        tail -n +2 <<< "$out" | sed 's/^/    /'
+    fi
+done < $S/fixtures.list
+exit 0
