@@ -383,6 +383,39 @@ bad:
 	return -CST_E_DWFL;
 }
 
+static const Dwfl_Callbacks files_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,
+			   const uint64_t *biases, char *err, size_t errlen)
+{
+	struct cst_symbols *s = new_symbols();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -CST_E_NOMEM;
+	}
+	s->callbacks = files_callbacks;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl)
+		goto bad;
+	dwfl_report_begin(s->dwfl);
+	size_t reported = 0;
+	for (size_t i = 0; i < n; i++)
+		if (dwfl_report_elf(s->dwfl, paths[i], paths[i], -1, biases[i], false))
+			reported++;
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || reported == 0)
+		goto bad;
+	*out = s;
+	return 0;
+bad:
+	snprintf(err, errlen, "cannot read the modules %s...: %s", n ? paths[0] : "", dwfl_errmsg(-1));
+	cst_symbols_close(s);
+	return -CST_E_DWFL;
+}
+
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
 	struct module_info *mi = *userdata;

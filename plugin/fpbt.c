@@ -123,11 +123,66 @@ void cst_fpbt_answer(const char *text)
 		write_script("out.gdb", text);
 }
 
+void cst_fpbt_commands(const char *name, const char *commands)
+{
+	if (!is_open)
+		return;
+	int fd = openat(CST_FPBT_FD, "tmp.gdb", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	size_t len = strlen(commands), done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, commands + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (close(fd) == 0 && done == len)
+		renameat(CST_FPBT_FD, "tmp.gdb", CST_FPBT_FD, name);
+}
+
+int cst_fpbt_read_file(const char *name, char *buf, size_t size)
+{
+	if (!is_open || size == 0)
+		return -1;
+	int fd = openat(CST_FPBT_FD, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = 0;
+	return (int)n;
+}
+
+bool cst_fpbt_exists(const char *name)
+{
+	struct stat st;
+	return is_open && fstatat(CST_FPBT_FD, name, &st, 0) == 0;
+}
+
+void cst_fpbt_set(const char *name, bool present)
+{
+	if (!is_open)
+		return;
+	if (!present) {
+		unlinkat(CST_FPBT_FD, name, 0);
+		return;
+	}
+	int fd = openat(CST_FPBT_FD, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
 void cst_fpbt_close(void)
 {
 	if (!is_open)
 		return;
-	static const char *const names[] = { "request", "out.gdb", "idle.gdb", "tmp.gdb" };
+	static const char *const names[] = { "request", "out.gdb", "idle.gdb", "tmp.gdb", "pre.gdb",
+					     "program", "sysroot", "flushing", "flushed" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		unlinkat(CST_FPBT_FD, names[i], 0);
 	close(CST_FPBT_FD);

@@ -11,6 +11,7 @@
 #define CST_GDB_FPBT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifndef CST_FPBT_FD
 #define CST_FPBT_FD 979
@@ -35,6 +36,20 @@ int cst_fpbt_take(struct cst_fpbt_request *r);
 
 /* Writes TEXT (lines ending in '\n') as the answer: a gdb script of `echo` commands. */
 void cst_fpbt_answer(const char *text);
+
+/* Writes COMMANDS, gdb commands as they are, as the script NAME in the directory. */
+void cst_fpbt_commands(const char *name, const char *commands);
+
+/* Reads the file NAME of the directory (what the fpbt command wrote there) into BUF of SIZE
+ * bytes, trailing newlines and spaces removed.  Returns its length, or -1 when it is missing
+ * or unreadable. */
+int cst_fpbt_read_file(const char *name, char *buf, size_t size);
+
+/* True when the file NAME exists in the directory. */
+bool cst_fpbt_exists(const char *name);
+
+/* Creates (PRESENT) or removes the empty marker file NAME in the directory. */
+void cst_fpbt_set(const char *name, bool present);
 
 /* Removes the directory and frees the descriptor. */
 void cst_fpbt_close(void);

@@ -1,7 +1,9 @@
 /* Finding gdb's inferior from gdb's own descriptors.  See inferior.h. */
 #include "inferior.h"
 #include "error.h"
+#include "fpbt.h"
 #include "live.h"
+#include "remote.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -142,7 +144,7 @@ void cst_inferior_close(struct cst_inferior *inf)
 	memset(inf, 0, sizeof *inf);
 }
 
-static int unusable(struct cst_inferior *inf, int code, const char *fmt, const char *arg)
+int cst_inferior_unusable(struct cst_inferior *inf, int code, const char *fmt, const char *arg)
 {
 	char why[sizeof inf->why];
 	snprintf(why, sizeof why, fmt, arg);
@@ -162,15 +164,15 @@ static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
 	if (fd >= 0)
 		close(fd);
 	if (!ok)
-		return unusable(inf, -CST_E_NOENT, "cannot read the executable of process %s", num);
+		return cst_inferior_unusable(inf, -CST_E_NOENT, "cannot read the executable of process %s", num);
 	inf->kind = CST_INF_LIVE;
 	inf->pid = pid;
 	inf->maps_hash = hash;
 	inf->arch = cst_arch_find(id.machine, id.cls);
 	if (!inf->arch)
-		return unusable(inf, -CST_E_ARCH, "process %s: an architecture corestack does not unwind", num);
+		return cst_inferior_unusable(inf, -CST_E_ARCH, "process %s: an architecture corestack does not unwind", num);
 	if (cst_symbols_open_pid(&inf->syms, pid, err, sizeof err) < 0)
-		return unusable(inf, -CST_E_DWFL, "%s", err);
+		return cst_inferior_unusable(inf, -CST_E_DWFL, "%s", err);
 	inf->env.arch = inf->arch;
 	inf->env.syms = inf->syms;
 	return 0;
@@ -183,7 +185,7 @@ static int open_core(struct cst_inferior *inf, const struct found *fo)
 	int rc = cst_core_open(fo->core, &opt, &inf->core, err, sizeof err);
 	if (rc < 0) {
 		snprintf(why, sizeof why, "%s: %s", fo->core, err);
-		return unusable(inf, rc, "%s", why);
+		return cst_inferior_unusable(inf, rc, "%s", why);
 	}
 	inf->kind = CST_INF_CORE;
 	snprintf(inf->core_path, sizeof inf->core_path, "%s", fo->core);
@@ -191,7 +193,7 @@ static int open_core(struct cst_inferior *inf, const struct found *fo)
 	inf->core_ino = fo->ino;
 	inf->arch = cst_core_arch(inf->core);
 	if (cst_symbols_open_core(&inf->syms, inf->core, err, sizeof err) < 0)
-		return unusable(inf, -CST_E_DWFL, "%s", err);
+		return cst_inferior_unusable(inf, -CST_E_DWFL, "%s", err);
 	inf->env.arch = inf->arch;
 	inf->env.syms = inf->syms;
 	return 0;
@@ -205,10 +207,15 @@ int cst_inferior_update(struct cst_inferior *inf)
 		fo.npids = 0;
 	if (fo.npids == 0 && fo.ncores == 0)
 		scan_traced(&fo);
-	if (fo.npids + fo.ncores == 0)
-		return unusable(inf, -CST_E_NOENT, "%s", "no process or core file found in gdb");
+	if (fo.npids + fo.ncores == 0) {
+		/* a remote target: the program the fpbt command found in `info inferiors` */
+		char program[4096];
+		if (cst_fpbt_read_file("program", program, sizeof program) > 0 && program[0] == '/')
+			return cst_remote_open(inf, program);
+		return cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "no process or core file found in gdb");
+	}
 	if (fo.npids + fo.ncores > 1)
-		return unusable(inf, -CST_E_NOENT, "%s", "several processes or core files are open in gdb");
+		return cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "several processes or core files are open in gdb");
 
 	if (fo.npids == 1) {
 		uint64_t h = maps_hash(fo.pid);

@@ -2,7 +2,9 @@
  * it.  gdb keeps the files of its inferior open, so its own descriptors name it:
  *   - a live process: /proc/PID/task/TID/mem (gdb reads memory through it), confirmed by
  *     TracerPid in /proc/PID/status being gdb itself, else any process gdb traces;
- *   - a core file: an open regular file whose ELF header says ET_CORE.
+ *   - a core file: an open regular file whose ELF header says ET_CORE;
+ *   - else a remote target (a gdbstub such as qemu-user's): the program file that the fpbt
+ *     command found in `info inferiors` (remote.h).
  * From it come the architecture (the executable's or the core's ELF header, read before any
  * register is touched), the modules for symbols (/proc/PID/maps or the core's NT_FILE), and
  * the threads' own registers, which tell frame 0 from a caller. */
@@ -16,7 +18,7 @@
 #include "symbols.h"
 #include "unwind.h"
 
-enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE };
+enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE, CST_INF_REMOTE };
 
 struct cst_inferior {
 	enum cst_inferior_kind kind;
@@ -24,7 +26,12 @@ struct cst_inferior {
 	char core_path[4096];        /* core: the file gdb has open */
 	dev_t core_dev;
 	ino_t core_ino;
-	uint64_t maps_hash;          /* live: hash of /proc/PID/maps when symbols were read */
+	uint64_t maps_hash;          /* live: hash of /proc/PID/maps when symbols were read;
+	                                remote: hash of the module list (remote.h) */
+	char program[4096];          /* remote: the program file gdb debugs (remote.h) */
+	dev_t program_dev;
+	ino_t program_ino;
+	uint64_t flushw;             /* remote SPARC: address of a flushw instruction, 0 if none */
 	const struct cst_arch *arch; /* NULL: an architecture corestack does not unwind */
 	struct cst_core *core;
 	struct cst_symbols *syms;
@@ -42,6 +49,9 @@ int cst_inferior_update(struct cst_inferior *inf);
  * with: the frame is a frame 0, not a caller.  Live threads are read with PTRACE_GETREGS
  * (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
 bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp);
+
+/* Closes INF and sets INF->why from FMT (one %s, ARG).  Returns CODE. */
+int cst_inferior_unusable(struct cst_inferior *inf, int code, const char *fmt, const char *arg);
 
 /* Releases everything INF holds; INF is then empty. */
 void cst_inferior_close(struct cst_inferior *inf);

@@ -56,7 +56,8 @@ gdb-minimal: $(GDB_MINIMAL)
 
 check: $(PLUGIN_SO) $(BUILD)/corestack.gdb gdb-minimal
 
-# binutils assembles the i386 test program; dpkg-deb unpacks gdb-minimal
-DEB_PACKAGES += binutils dpkg apt
+# binutils assembles the i386 test program; dpkg-deb unpacks gdb-minimal; gdb-multiarch and
+# qemu-user (qemu-sparc64) run the SPARC sessions of tests/t_plugin_sparc.sh
+DEB_PACKAGES += binutils dpkg apt gdb-multiarch qemu-user
 
 .PHONY: plugin-install gdb-minimal

@@ -17,23 +17,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_sparc.h"
 #include "backtrace.h"
 #include "error.h"
 #include "fpbt.h"
 #include "gdb_target.h"
 #include "inferior.h"
+#include "remote.h"
 
 GDB_DECLARE_GPL_COMPATIBLE_READER
 
-/* DWARF register numbers 0..n-1 that gdb 13 has for an architecture the reader handles.
- * Asking gdb for a number its architecture lacks is an internal error that aborts gdb, so an
- * architecture that is not listed is never touched.  x86-64: rax..r15 are 0-15 and rip is 16
- * (System V AMD64 psABI, "DWARF Register Number Mapping"). */
+/* The registers the reader exchanges with gdb 13 for an architecture it handles: entry i is
+ * cst_regs number CST[i], gdb's number GDB[i].  Asking gdb for a number its architecture
+ * lacks is an internal error that aborts gdb, so an architecture that is not listed is never
+ * touched.  x86-64: rax..r15 are 0-15 and rip is 16, in both (System V AMD64 psABI, "DWARF
+ * Register Number Mapping").  sparc64: g0-g7, o0-o7, l0-l7, i0-i7 are 0-31 in both; the pc
+ * is gdb's 80 (gdb's sparc64 numbering, as `maint print registers` of gdb-multiarch 13 shows
+ * it for a sparc64 program under qemu-sparc64: 32-79 floating point, 80 pc, 81 npc, 82 state,
+ * 83 fsr, 84 fprs, 85 y).  Returns the number of entries, 0 for an architecture not listed. */
+#define GDB_MAXREGS 40
+#define GDB_SPARC64_PC 80
+#define GDB_SPARC64_NPC 81
+
+static int gdb_regs(const struct cst_arch *a, int *cst, int *gdb)
+{
+	int n = 0;
+	if (a->elf_machine == EM_X86_64 && a->elf_class == ELFCLASS64 && a->nregs <= 17) {
+		for (; n < a->nregs; n++)
+			cst[n] = gdb[n] = n;
+	} else if (a->elf_machine == EM_SPARCV9 && a->elf_class == ELFCLASS64 && a->nregs == SPARC_NREGS) {
+		for (; n < SPARC_NREGS; n++)
+			cst[n] = gdb[n] = n;
+		cst[n] = SPARC_PC;
+		gdb[n++] = GDB_SPARC64_PC;
+	}
+	return n;
+}
+
 static int gdb_nregs(const struct cst_arch *a)
 {
-	if (a->elf_machine == EM_X86_64 && a->elf_class == ELFCLASS64 && a->nregs <= 17)
-		return a->nregs;
-	return 0;
+	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
+	return gdb_regs(a, cst, gdb);
+}
+
+/* gdb's number of cst_regs register R, or -1. */
+static int gdb_regnum(const struct cst_arch *a, int r)
+{
+	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
+	int n = gdb_regs(a, cst, gdb);
+	for (int i = 0; i < n; i++)
+		if (cst[i] == r)
+			return gdb[i];
+	return -1;
+}
+
+/* A frame id's stack address from a %sp value: the V9 stack bias added to an odd (biased)
+ * %sp, as gdb's sparc64 unwinders build their ids (the notes on gdb 13's JIT reader: its
+ * DWARF unwinder reports a caller's %sp unbiased). */
+static uint64_t normal_sp(const struct cst_arch *a, uint64_t sp)
+{
+	return a->stack_bias && (sp & 1) ? sp + a->stack_bias : sp;
 }
 
 /* Frame ids of the frames claimed, by the frame's own pc, sp and fp: gdb asks for the id
@@ -55,13 +98,14 @@ static struct {
  * target beside a traced process), its size differs and no other number is asked for. */
 static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, struct cst_regs *r)
 {
-	int n = gdb_nregs(a);
+	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
+	int n = gdb_regs(a, cst, gdb);
 	cst_regs_clear(r);
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
-		int rc = cst_gdb_reg_get(cb, i, a->addr_size, a->big_endian, &v);
+		int rc = cst_gdb_reg_get(cb, gdb[i], a->addr_size, a->big_endian, &v);
 		if (rc == 0)
-			cst_reg_set(r, i, v);
+			cst_reg_set(r, cst[i], v);
 		else if (rc == -CST_E_ARCH)
 			return rc;
 	}
@@ -125,7 +169,7 @@ static int decide(const struct cst_regs *regs, struct claim *c)
 	uint64_t pc = 0, sp = 0;
 	cst_reg_get(regs, a->pc_reg, &pc);
 	cst_reg_get(regs, a->sp_reg, &sp);
-	if (pc == 0 || !cst_symbols_in_module(env->syms, pc))
+	if (pc == 0 || !env->syms || !cst_symbols_in_module(env->syms, pc))
 		return -1;
 	bool context = cst_inferior_is_context(&P.inf, pc, sp);
 	uint64_t lookup = context ? pc : pc - 1;
@@ -158,8 +202,10 @@ static int decide(const struct cst_regs *regs, struct claim *c)
 		return -1;
 	c->caller = f.regs;
 	/* gdb's ids: {CFA, function entry as gdb's symbols give it, 0 without a symbol}; the CFA
-	 * is the caller's sp on x86-64 (psABI: the value of %rsp before the call) */
-	c->id.stack_address = f.sp;
+	 * is the caller's sp on x86-64 (psABI: the value of %rsp before the call), the caller's
+	 * %sp plus the stack bias on sparc64 (its frame base: this frame's %fp after `save`, its
+	 * %sp before) */
+	c->id.stack_address = normal_sp(a, f.sp);
 	c->id.code_address = have_fn && fn.name ? fn.start : 0;
 	return 0;
 }
@@ -175,45 +221,103 @@ static void remember(const struct cst_regs *regs, const struct gdb_frame_id *id)
 	k->id = *id;
 }
 
+/* Answers a waiting fpbt request with an error line. */
+static void fpbt_fail(bool request, const char *fmt, const char *arg)
+{
+	struct cst_fpbt_request rq;
+	if (request && cst_fpbt_take(&rq) == 0)
+		fpbt_answer_error(fmt, arg);
+}
+
+/* The windows of a remote SPARC target: qemu-user keeps the register windows of the callers
+ * in its register file, not in their save areas on the stack, and gdb shows only the
+ * current window.  Before an fpbt walk the selected thread runs one `flushw` (which spills
+ * them, as the kernel does before a core dump or a signal): pre.gdb, sourced by the fpbt
+ * command, points frame 0's pc and npc at a flushw of the program's modules, steps it with
+ * the other threads stopped, restores pc and npc, marks the request `flushed` and asks for
+ * frame 0 again.  Its own output is discarded. */
+static void write_flush_script(uint64_t flushw)
+{
+	char script[2048];
+	snprintf(script, sizeof script,
+		 "select-frame 0\n"
+		 "set $_corestack_pc = $pc\n"
+		 "set $_corestack_npc = $npc\n"
+		 "set $pc = %#llx\n"
+		 "set $npc = %#llx\n"
+		 "set $_corestack_n = 0\n"
+		 "while $pc == %#llx && $_corestack_n < 16\n"
+		 "  pipe with scheduler-locking on -- stepi | cat > /dev/null\n"
+		 "  set $_corestack_n = $_corestack_n + 1\n"
+		 "end\n"
+		 "set $pc = $_corestack_pc\n"
+		 "set $npc = $_corestack_npc\n"
+		 "shell d=/proc/$PPID/fd/%d && mv \"$d/flushing\" \"$d/flushed\"\n"
+		 "maintenance flush register-cache\n"
+		 "frame apply level 0 -q -s echo\n",
+		 (unsigned long long)flushw, (unsigned long long)flushw + 4, (unsigned long long)flushw,
+		 CST_FPBT_FD);
+	cst_fpbt_commands("pre.gdb", script);
+	cst_fpbt_set("flushing", true);
+}
+
 static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
 {
 	bool request = cst_fpbt_pending();
-	struct cst_fpbt_request rq;
-	if (request && cst_fpbt_take(&rq) == 0 && rq.error[0]) {
-		fpbt_answer_error("%s", rq.error);
-		request = false;
-	}
 	if (cst_inferior_update(&P.inf) < 0) {
-		if (request)
-			fpbt_answer_error("corestack: %s", P.inf.why);
+		fpbt_fail(request, "corestack: %s", P.inf.why);
 		return GDB_FAIL;
 	}
 	const struct cst_arch *a = P.inf.arch;
 	if (gdb_nregs(a) == 0) {
-		if (request)
-			fpbt_answer_error("corestack: no gdb register numbers known for %s", a->name);
+		fpbt_fail(request, "corestack: no gdb register numbers known for %s", a->name);
 		return GDB_FAIL;
 	}
 	struct cst_regs regs;
 	if (read_regs(cb, a, &regs) < 0) {
-		if (request)
-			fpbt_answer_error("%s", "corestack: gdb gave no pc or sp for frame 0");
+		fpbt_fail(request, "%s", "corestack: gdb gave no pc or sp for frame 0");
 		return GDB_FAIL;
 	}
 	struct cst_target target;
 	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
+	if (P.inf.kind == CST_INF_REMOTE) {
+		char sysroot[4096];
+		if (cst_fpbt_read_file("sysroot", sysroot, sizeof sysroot) < 0 || sysroot[0] != '/')
+			sysroot[0] = 0;
+		if (cst_remote_modules(&P.inf, &target, sysroot) < 0) {
+			fpbt_fail(request, "corestack: %s", P.inf.why);
+			return GDB_FAIL;
+		}
+		if (request && P.inf.flushw && !cst_fpbt_exists("flushed")) {
+			if (!cst_fpbt_exists("flushing"))
+				write_flush_script(P.inf.flushw);
+			request = false;        /* answered after the flush */
+		}
+		if (request)
+			cst_fpbt_set("flushed", false);
+	}
 	P.inf.env.target = &target;
-	if (request)
-		fpbt_answer_walk(&rq, &regs);
+	struct cst_fpbt_request rq;
+	if (request && cst_fpbt_take(&rq) == 0) {
+		if (rq.error[0])
+			fpbt_answer_error("%s", rq.error);
+		else
+			fpbt_answer_walk(&rq, &regs);
+	}
 
 	struct claim c;
 	enum gdb_status st = GDB_FAIL;
 	if (decide(&regs, &c) == 0) {
-		int n = gdb_nregs(a);
+		int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
+		int n = gdb_regs(a, cst, gdb);
 		for (int i = 0; i < n; i++) {
 			uint64_t v;
-			if (cst_reg_get(&c.caller, i, &v))
-				cst_gdb_reg_set(cb, i, a->addr_size, a->big_endian, v);
+			if (cst_reg_get(&c.caller, cst[i], &v)) {
+				cst_gdb_reg_set(cb, gdb[i], a->addr_size, a->big_endian, v);
+				/* the caller resumes at its pc, then the next word (no delay slot pending) */
+				if (a == &cst_arch_sparc64 && cst[i] == SPARC_PC)
+					cst_gdb_reg_set(cb, GDB_SPARC64_NPC, a->addr_size, a->big_endian, v + 4);
+			}
 		}
 		remember(&regs, &c.id);
 		st = GDB_SUCCESS;
@@ -231,9 +335,9 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	uint64_t pc = 0, sp = 0, fp = 0;
 	if (cst_gdb_reg_get(cb, 0, a->addr_size, a->big_endian, &pc) == -CST_E_ARCH)
 		return none;
-	cst_gdb_reg_get(cb, a->pc_reg, a->addr_size, a->big_endian, &pc);
-	cst_gdb_reg_get(cb, a->sp_reg, a->addr_size, a->big_endian, &sp);
-	cst_gdb_reg_get(cb, a->fp_reg, a->addr_size, a->big_endian, &fp);
+	cst_gdb_reg_get(cb, gdb_regnum(a, a->pc_reg), a->addr_size, a->big_endian, &pc);
+	cst_gdb_reg_get(cb, gdb_regnum(a, a->sp_reg), a->addr_size, a->big_endian, &sp);
+	cst_gdb_reg_get(cb, gdb_regnum(a, a->fp_reg), a->addr_size, a->big_endian, &fp);
 	for (unsigned i = 0; i < NCLAIMED; i++) {
 		const struct claimed *k = &P.ids[(P.next_id - 1 - i) % NCLAIMED];
 		if (k->pc == pc && k->sp == sp && k->fp == fp && (k->pc || k->sp))
@@ -253,7 +357,7 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 		remember(&regs, &c.id);
 		return c.id;
 	}
-	none.stack_address = sp;
+	none.stack_address = normal_sp(a, sp);
 	none.code_address = pc;
 	return none;
 }
