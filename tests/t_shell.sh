@@ -96,6 +96,9 @@ wait_for '^\(corestack\) ?$'
 tmux -L "$SOCK" send-keys -t "$S" Up Up Up Up Enter
 if wait_for 'Dump of assembler code for function crasher:'; then pass shell-tmux-history-across-sessions
 else fail shell-tmux-history-across-sessions "$(last 5)"; fi
+# Ctrl-D only once the shell is back at its prompt (sent earlier, the line discipline of a
+# loaded machine may take it before readline has the terminal)
+wait_for 'End of assembler dump' && wait_for '^\(corestack\) ?$' && sleep 0.5
 tmux -L "$SOCK" send-keys -t "$S" C-d
 if wait_for 'SHELL-EXIT-0'; then pass shell-tmux-ctrl-d
 else fail shell-tmux-ctrl-d "$(last 3)"; fi
