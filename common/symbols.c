@@ -371,6 +371,39 @@ bad:
 	return -CST_E_DWFL;
 }
 
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int cst_symbols_open_files(struct cst_symbols **out, const char *const *paths, const uint64_t *bases,
+			   size_t n, char *err, size_t errlen)
+{
+	struct cst_symbols *s = new_symbols();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -CST_E_NOMEM;
+	}
+	s->callbacks = file_callbacks;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl)
+		goto bad;
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < n; i++)
+		if (!dwfl_report_elf(s->dwfl, paths[i], paths[i], -1, bases[i], false))
+			goto bad;
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		goto bad;
+	*out = s;
+	return 0;
+bad:
+	snprintf(err, errlen, "cannot report the modules: %s", dwfl_errmsg(-1));
+	cst_symbols_close(s);
+	return -CST_E_DWFL;
+}
+
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
 	struct module_info *mi = *userdata;

@@ -38,6 +38,12 @@ struct cst_location {
 
 /* Reports the modules of core C.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen);
+/* Reports N ELF files as the modules of a process image: PATHS[i] loaded with load bias
+ * BASES[i] (target address - file address, bytes).  For synthetic targets (unit tests and
+ * fuzzing), where no core or process names the modules.  Returns 0, or -CST_E_DWFL /
+ * -CST_E_NOMEM with a reason in ERR. */
+int cst_symbols_open_files(struct cst_symbols **out, const char *const *paths, const uint64_t *bases,
+			   size_t n, char *err, size_t errlen);
 /* Reports the modules of live process PID.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen);
 void cst_symbols_close(struct cst_symbols *s);
