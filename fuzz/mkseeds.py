@@ -8,9 +8,10 @@
       their bytes, the others keep their headers with p_filesz 0.
   mkseeds.py unwind OUT CORE MODULE...
       OUT = an input of fuzz/fuzz_unwind.c (its layout is described there):
-      the crashed thread's registers, 8 KiB of stack from its stack pointer,
-      and the load bias of each MODULE that the core's NT_FILE maps (a module
-      is matched by its file name).
+      the crashed thread's registers and 8 KiB of stack from its stack
+      pointer, moved from where the core's NT_FILE maps each MODULE (matched
+      by file name) to the harness's fixed load address of that module: every
+      register and stack word that points into a module is relocated.
 Exit status 0, or 1 with a one-line reason on stderr.
 """
 import os, struct, sys
@@ -113,22 +114,39 @@ def seed_core(out, core):
     open(out, "wb").write(outb)
 
 
+def bias(i):
+    """fuzz_unwind.c's BIAS(i): the fixed load bias of module i."""
+    return 0x555555554000 if i == 0 else 0x7ff000000000 + (i << 32)
+
+
 def seed_unwind(out, core, modules):
     data = open(core, "rb").read()
     h, phdrs, threads, files = parse(data)
     t = threads[0]
-    mask, biases = 0, [0] * 4
+    mask, moves = 0, []                  # (lo, hi, delta) of each module's mappings
     for i, m in enumerate(modules[:4]):
         name = os.path.basename(m)
+        base = [s for s, e, off, path in files if off == 0 and os.path.basename(path) == name]
+        if not base:
+            continue
+        mask |= 1 << i
         for s, e, off, path in files:
-            if off == 0 and os.path.basename(path) == name:
-                mask |= 1 << i
-                biases[i] = s
-                break
-    regs = [t[k] for k in USER_OF_DWARF]
-    b = bytearray(struct.pack("<B4QHQ", mask, *biases, 0, (1 << 17) - 1))
+            if os.path.basename(path) == name:
+                moves.append((s, e, bias(i) - base[0]))
+
+    def reloc(v):
+        for lo, hi, delta in moves:
+            if lo <= v < hi:
+                return (v + delta) & (2**64 - 1)
+        return v
+
+    regs = [reloc(t[k]) for k in USER_OF_DWARF]
+    b = bytearray(struct.pack("<BHQ", mask, 0, (1 << 17) - 1))
     b += struct.pack("<17Q", *regs)
     stack, at = mem(data, phdrs, t[19] - STACK_BEFORE, STACK_BEFORE + STACK_AFTER)
+    stack = bytearray(stack)
+    for k in range(0, len(stack) - 7, 8):
+        struct.pack_into("<Q", stack, k, reloc(struct.unpack_from("<Q", stack, k)[0]))
     if stack:
         b += struct.pack("<QH", at, len(stack)) + stack
     open(out, "wb").write(b)
