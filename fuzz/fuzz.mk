@@ -7,10 +7,11 @@
 #   make check                  also builds $(BUILD)/fuzz/replay-HARNESS (the harness with a plain
 #                               main, the normal compiler and flags) for tests/t_fuzz_regress.sh,
 #                               which replays every fuzz/regressions/ input.
-# Harnesses: core (the core reader, fuzz/fuzz_core.c) and unwind (the unwinder over a synthetic
-# process, fuzz/fuzz_unwind.c).
+# Harnesses: core (the core reader, fuzz/fuzz_core.c), unwind (the unwinder over a synthetic
+# process, fuzz/fuzz_unwind.c) and corewalk (core file to located frames, fuzz/fuzz_corewalk.c;
+# it shares the core harness's seeds).
 
-FUZZ_HARNESSES := core unwind
+FUZZ_HARNESSES := core unwind corewalk
 FUZZ_SECONDS   ?= 60
 FUZZ_RSS_MB    ?= 2048
 FUZZ_TIMEOUT   ?= 20
@@ -88,7 +89,7 @@ fuzz: fuzz-deps $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/fuzz-%) $(FUZZ_BUILD)/seeds.sta
 	  $(FUZZ_BUILD)/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
 	    -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$h/ $(FUZZ_BUILD)/corpus/$$h \
-	    $(FUZZ_BUILD)/seeds/$$h fuzz/regressions/$$h; \
+	    $(FUZZ_BUILD)/seeds/$$(echo $$h | sed s/corewalk/core/) fuzz/regressions/$$h; \
 	done
 
 .PHONY: fuzz fuzz-deps fuzz-replay
