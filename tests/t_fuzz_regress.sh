@@ -3,7 +3,9 @@
 # through the harness built with the normal compiler ($BUILD/fuzz/replay-HARNESS, see
 # fuzz/fuzz.mk), one run per input, bounded in time and memory.  An input passes when the
 # harness returns normally (exit 0): no crash, no sanitizer report (SANITIZE=1 builds), no
-# hang.  Prints PASS/FAIL/SKIP lines on stdout; always exits 0.
+# hang.  When FILE.expect exists, the run has CST_FUZZ_PRINT set (the unwinder harness then
+# prints its frames and the stop reason on stderr) and stderr must match the extended regex
+# in FILE.expect too.  Prints PASS/FAIL/SKIP lines on stdout; always exits 0.
 set -u
 exec 3>&1 1>&2
 BUILD=${BUILD:-build}
@@ -19,14 +21,20 @@ for h in core unwind corewalk; do
     r=$BUILD/fuzz/replay-$h
     for f in "$TOP"/fuzz/regressions/$h/*; do
         [ -f "$f" ] || continue
+        case $f in *.expect) continue ;; esac
         name=fuzz_regress.$h.$(basename "$f")
         if [ ! -x "$r" ]; then echo "SKIP $name: $r not built" >&3; continue; fi
         vcap=$VCAP
         ldd "$r" 2>/dev/null | grep -q libasan && vcap=
-        ( ulimit -c 0; [ -n "$vcap" ] && ulimit -v "$vcap"; exec timeout -k 5 "$TIMEOUT" "$r" "$f" ) \
-            >/dev/null 2>"$BUILD/fuzz/last.err"
+        want=
+        [ -f "$f.expect" ] && want=$(cat "$f.expect")
+        ( ulimit -c 0; [ -n "$vcap" ] && ulimit -v "$vcap"
+          [ -n "$want" ] && export CST_FUZZ_PRINT=1
+          exec timeout -k 5 "$TIMEOUT" "$r" "$f" ) >/dev/null 2>"$BUILD/fuzz/last.err"
         rc=$?
-        if [ "$rc" -eq 0 ]; then
+        if [ "$rc" -eq 0 ] && [ -n "$want" ] && ! grep -Eq -- "$want" "$BUILD/fuzz/last.err"; then
+            echo "FAIL $name: the output does not match /$want/: $(tail -n 1 "$BUILD/fuzz/last.err")" >&3
+        elif [ "$rc" -eq 0 ]; then
             echo "PASS $name" >&3
         else
             why="exit $rc"
