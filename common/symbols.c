@@ -2,6 +2,7 @@
 #include "symbols.h"
 #include "core.h"
 #include "error.h"
+#include "file.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -157,17 +158,17 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	const char *path = cst_core_local_path(s->core, modname);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
+	struct stat st;
+	int fd = cst_open_regular(path, &st);
+	if (fd == -1) {
 		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, strerror(errno));
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	}
-	struct stat st;
-	Elf *elf = NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	else
+	if (fd < 0) {
 		cst_core_warn(s->core, "mapped file %s is not a regular file", path);
+		return -1;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
@@ -267,12 +268,11 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	char magic[SELFMAG];
 	if (cst_target_read(cst_core_target(s->core), base, magic, SELFMAG) == 0)
 		return memcmp(magic, ELFMAG, SELFMAG) == 0;
-	int fd = open(cst_core_local_path(s->core, name), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int fd = cst_open_regular(cst_core_local_path(s->core, name), &st);
 	if (fd < 0)
 		return false;
-	struct stat st;
-	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, magic, SELFMAG, 0) == SELFMAG &&
-		  memcmp(magic, ELFMAG, SELFMAG) == 0;
+	bool ok = pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
 	close(fd);
 	return ok;
 }
