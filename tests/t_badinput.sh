@@ -164,7 +164,7 @@ fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
 phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
-nt_file_lies.million.bounded_output threads_100k threads_100k.count"
+nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -466,6 +466,26 @@ mk nt_file_lies.dev_zero ntfile-rename '*' /dev/zero &&
 mkfifo "$T/fifo"
 mk nt_file_lies.fifo ntfile-rename '*' "$T/fifo" &&
     expect nt_file_lies.fifo "0 1 2" "$T/nt_file_lies.fifo.core|$mapped" "" -- "$T/nt_file_lies.fifo.core"
+# nt_file_lies.fifo_not_opened: a writer waits in open() on a FIFO that
+# NT_FILE names; after corestack has read the core the writer still waits:
+# the FIFO was never opened (opening a device or FIFO a core names can act)
+mkfifo "$T/fifo2"
+if mk nt_file_lies.fifo_not_opened ntfile-rename '*' "$T/fifo2"; then
+    timeout 120 sh -c 'echo x >"$1"' sh "$T/fifo2" 2>/dev/null &
+    writer=$!
+    sleep 1                                   # let the writer block in open()
+    run_cs "$T/nt_file_lies.fifo_not_opened.core"
+    sleep 1
+    if [ -n "$(crash_reason)" ]; then
+        fail nt_file_lies.fifo_not_opened "$(crash_reason); cmd: $LAST_CMD"
+    elif ! kill -0 "$writer" 2>/dev/null; then
+        fail nt_file_lies.fifo_not_opened "the writer's open() returned: corestack opened the FIFO; cmd: $LAST_CMD"
+    else
+        pass nt_file_lies.fifo_not_opened
+    fi
+    kill "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+fi
 # every mapped file is a directory
 mk nt_file_lies.directory ntfile-rename '*' "$T/adir" &&
     expect nt_file_lies.directory "0 1 2" "$T/nt_file_lies.directory.core|$mapped" "" -- "$T/nt_file_lies.directory.core"
