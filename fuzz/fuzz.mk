@@ -69,8 +69,10 @@ $(FUZZ_BUILD)/seeds.stamp: fuzz/mkseeds.py tests/lib/mkcore.py $(BUILD)/corestac
 	      python3 tests/lib/mkcore.py stop $$core $(BUILD)/tests/$$prog-$$v "$$@" || continue; \
 	    fi; \
 	    python3 fuzz/mkseeds.py core $(FUZZ_BUILD)/seeds/core/$$n $$core; \
-	    python3 fuzz/mkseeds.py unwind $(FUZZ_BUILD)/seeds/unwind/$$n $$core \
-	      $$(echo "$(call FUZZ_MODULES_OF,$(BUILD))" | tr : ' '); \
+	    for u in unwind unwind-overlay; do \
+	      python3 fuzz/mkseeds.py $$u $(FUZZ_BUILD)/seeds/unwind/$$n-$$u $$core \
+	        $$(echo "$(call FUZZ_MODULES_OF,$(BUILD))" | tr : ' '); \
+	    done; \
 	  done; \
 	done
 	rm -rf $(FUZZ_BUILD)/seedcores

@@ -6,12 +6,15 @@
       PT_LOADs only 8 KiB around each thread's stack pointer and the first
       4 KiB of each mapped file (its ELF header and notes, for build-ids) keep
       their bytes, the others keep their headers with p_filesz 0.
-  mkseeds.py unwind OUT CORE MODULE...
+  mkseeds.py unwind[-overlay] OUT CORE MODULE...
       OUT = an input of fuzz/fuzz_unwind.c (its layout is described there):
       the crashed thread's registers and 8 KiB of stack from its stack
       pointer, moved from where the core's NT_FILE maps each MODULE (matched
       by file name) to the harness's fixed load address of that module: every
       register and stack word that points into a module is relocated.
+      unwind-overlay adds a region with 1 KiB of the first module's code
+      around the pc and sets the mask bit that lets regions override the
+      modules' bytes: a start for mutated code.
 Exit status 0, or 1 with a one-line reason on stderr.
 """
 import os, struct, sys
@@ -119,7 +122,7 @@ def bias(i):
     return 0x555555554000 if i == 0 else 0x7ff000000000 + (i << 32)
 
 
-def seed_unwind(out, core, modules):
+def seed_unwind(out, core, modules, overlay=False):
     data = open(core, "rb").read()
     h, phdrs, threads, files = parse(data)
     t = threads[0]
@@ -149,16 +152,24 @@ def seed_unwind(out, core, modules):
         struct.pack_into("<Q", stack, k, reloc(struct.unpack_from("<Q", stack, k)[0]))
     if stack:
         b += struct.pack("<QH", at, len(stack)) + stack
+    pc = regs[16]
+    if overlay and mask & 1 and bias(0) <= pc < bias(0) + (1 << 32):
+        # the test programs are linked with file offset == address in every PT_LOAD
+        image = open(modules[0], "rb").read()
+        lo = max(0, pc - bias(0) - 512)
+        code = image[lo:lo + 1024]
+        b[0] |= 0x80
+        b += struct.pack("<QH", bias(0) + lo, len(code)) + code
     open(out, "wb").write(b)
 
 
 def main(argv):
     if len(argv) >= 4 and argv[1] == "core":
         seed_core(argv[2], argv[3])
-    elif len(argv) >= 4 and argv[1] == "unwind":
-        seed_unwind(argv[2], argv[3], argv[4:])
+    elif len(argv) >= 4 and argv[1] in ("unwind", "unwind-overlay"):
+        seed_unwind(argv[2], argv[3], argv[4:], argv[1] == "unwind-overlay")
     else:
-        fail("usage: mkseeds.py core OUT CORE | unwind OUT CORE MODULE...")
+        fail("usage: mkseeds.py core OUT CORE | unwind[-overlay] OUT CORE MODULE...")
 
 
 if __name__ == "__main__":
