@@ -1,6 +1,7 @@
 /* ELF core files: notes, threads and memory.  See core.h. */
 #include "core.h"
 #include "error.h"
+#include "openfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,14 +146,12 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 		f->fd = -1;
 		if (!f->local)
 			return f;
-		/* O_NONBLOCK: a FIFO planted in NT_FILE must not block the open. */
-		int fd = open(f->local, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		/* a FIFO or device planted in NT_FILE is not even opened */
 		struct stat st;
+		char err[128];
+		int fd = cst_open_regular(f->local, 0, &st, err, sizeof err);
 		if (fd < 0) {
-			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, strerror(errno));
-		} else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			cst_core_warn(c, "mapped file %s is not a regular file", f->local);
-			close(fd);
+			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, err);
 		} else {
 			f->fd = fd;
 			f->size = (uint64_t)st.st_size;

@@ -3,6 +3,7 @@
 #include "core.h"
 #include "debugdirs.h"
 #include "error.h"
+#include "openfile.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -161,17 +162,18 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	const char *path = cst_core_local_path(s->core, modname);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, strerror(errno));
+	struct stat st;
+	char err[128];
+	int fd = cst_open_regular(path, 0, &st, err, sizeof err);
+	if (fd == -CST_E_NOENT || fd == -CST_E_PERM) {
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	}
-	struct stat st;
-	Elf *elf = NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	else
-		cst_core_warn(s->core, "mapped file %s is not a regular file", path);
+	if (fd < 0) {
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
+		return -1;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
@@ -271,12 +273,12 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	char magic[SELFMAG];
 	if (cst_target_read(cst_core_target(s->core), base, magic, SELFMAG) == 0)
 		return memcmp(magic, ELFMAG, SELFMAG) == 0;
-	int fd = open(cst_core_local_path(s->core, name), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char err[128];
+	int fd = cst_open_regular(cst_core_local_path(s->core, name), 0, &st, err, sizeof err);
 	if (fd < 0)
 		return false;
-	struct stat st;
-	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, magic, SELFMAG, 0) == SELFMAG &&
-		  memcmp(magic, ELFMAG, SELFMAG) == 0;
+	bool ok = pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
 	close(fd);
 	return ok;
 }
@@ -386,6 +388,7 @@ bad:
 static const Dwfl_Callbacks files_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
 };
 
 int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,

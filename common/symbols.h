@@ -42,7 +42,7 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen);
 /* Reports N module files: PATHS[i] loaded with load bias BIASES[i] (target address - the
  * file's link-time address; 0 for an ET_EXEC file).  For a target whose module list comes
- * from its own link map (a remote debugger's target).  Returns 0 when at least one module
+ * from its own link map (a remote debugger's target) or a synthetic target (fuzzing).  Returns 0 when at least one module
  * was reported, or -CST_E_DWFL / -CST_E_NOMEM with a reason in ERR. */
 int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,
 			   const uint64_t *biases, char *err, size_t errlen);

@@ -431,17 +431,19 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	}
 	cst_reg_get(&c.regs, a->pc_reg, &c.pc);
 	cst_reg_get(&c.regs, a->sp_reg, &c.sp);
+	/* The stack check comes first: a zero return address read from a frame below the
+	 * callee's is garbage, not the outermost frame.  A caller in the same register window
+	 * (SPARC leaf context) keeps the callee's %sp. */
+	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c.sp == f->sp;
+	if (c.sp <= f->sp && !f->signal_frame && !same_window)
+		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
+			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c.sp, f->sp);
 	if (c.pc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c.pc) &&
 	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c.pc - 1, NULL)))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 			    "return address 0x%" PRIx64 " is outside every module", c.pc);
-	/* a caller in the same register window (SPARC leaf context) keeps the callee's %sp */
-	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c.sp == f->sp;
-	if (c.sp <= f->sp && !f->signal_frame && !same_window)
-		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
-			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c.sp, f->sp);
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */

@@ -159,7 +159,12 @@ nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
 nt_file_lies.empty_name linkmap_lies.fifo linkmap_lies.dev_zero
 linkmap_lies.directory linkmap_lies.cycle missing_mapped_file missing_mapped_file.pcs
 missing_mapped_file.message module_mismatch module_mismatch.names_module fp_cycle fp_cycle.json
-fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2"
+fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2
+fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
+fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
+phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
+phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
+nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -233,7 +238,8 @@ EOF
 # gcore as a fallback.
 make_core() {
     local dir=$1 prog=$2 c
-    gcc -O2 -fno-omit-frame-pointer -g -o "$dir/$prog" "$dir/crash.c" || return 1
+    # shellcheck disable=SC2086
+    gcc ${MAKE_CORE_CFLAGS:--O2 -fno-omit-frame-pointer -g} -o "$dir/$prog" "$dir/crash.c" || return 1
     (cd "$dir" && ulimit -c unlimited && exec "./$prog") >/dev/null 2>&1
     for c in "$dir"/core "$dir"/core.*; do
         if [ -f "$c" ]; then
@@ -460,6 +466,26 @@ mk nt_file_lies.dev_zero ntfile-rename '*' /dev/zero &&
 mkfifo "$T/fifo"
 mk nt_file_lies.fifo ntfile-rename '*' "$T/fifo" &&
     expect nt_file_lies.fifo "0 1 2" "$T/nt_file_lies.fifo.core|$mapped" "" -- "$T/nt_file_lies.fifo.core"
+# nt_file_lies.fifo_not_opened: a writer waits in open() on a FIFO that
+# NT_FILE names; after corestack has read the core the writer still waits:
+# the FIFO was never opened (opening a device or FIFO a core names can act)
+mkfifo "$T/fifo2"
+if mk nt_file_lies.fifo_not_opened ntfile-rename '*' "$T/fifo2"; then
+    timeout 120 sh -c 'echo x >"$1"' sh "$T/fifo2" 2>/dev/null &
+    writer=$!
+    sleep 1                                   # let the writer block in open()
+    run_cs "$T/nt_file_lies.fifo_not_opened.core"
+    sleep 1
+    if [ -n "$(crash_reason)" ]; then
+        fail nt_file_lies.fifo_not_opened "$(crash_reason); cmd: $LAST_CMD"
+    elif ! kill -0 "$writer" 2>/dev/null; then
+        fail nt_file_lies.fifo_not_opened "the writer's open() returned: corestack opened the FIFO; cmd: $LAST_CMD"
+    else
+        pass nt_file_lies.fifo_not_opened
+    fi
+    kill "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+fi
 # every mapped file is a directory
 mk nt_file_lies.directory ntfile-rename '*' "$T/adir" &&
     expect nt_file_lies.directory "0 1 2" "$T/nt_file_lies.directory.core|$mapped" "" -- "$T/nt_file_lies.directory.core"
@@ -595,5 +621,149 @@ for seed in 1 2; do
     mk garbage_stack.seed$seed garbage-stack $seed &&
         expect garbage_stack.seed$seed "0 1" "" "" -- "$T/garbage_stack.seed$seed.core"
 done
+
+# ---------------------------------------------------------------------------
+# 2^63 in program headers and notes: offsets and sizes that wrap or overflow any
+# signed or 64-bit arithmetic done carelessly -> a clear error or a partial
+# result, never a crash.
+
+# PT_NOTE p_offset = 2^63: no notes, so no threads -> 2
+mk phdr_lies.note_offset_2e63 phset note offset 0x8000000000000000 &&
+    expect phdr_lies.note_offset_2e63 "2" "$T/phdr_lies.note_offset_2e63.core" "" -- "$T/phdr_lies.note_offset_2e63.core"
+# PT_NOTE p_filesz = 2^63: the notes are read up to the end of the file
+mk phdr_lies.note_filesz_2e63 phset note filesz 0x8000000000000000 &&
+    expect phdr_lies.note_filesz_2e63 "1 2" "$T/phdr_lies.note_filesz_2e63.core" "" -- "$T/phdr_lies.note_filesz_2e63.core"
+# the stack PT_LOAD: p_memsz = 2^63 (vaddr + memsz wraps)
+mk phdr_lies.load_memsz_2e63 phset stack memsz 0x8000000000000000 &&
+    expect phdr_lies.load_memsz_2e63 "0 1 2" "$T/phdr_lies.load_memsz_2e63.core" "" -- "$T/phdr_lies.load_memsz_2e63.core"
+# the stack PT_LOAD: p_vaddr = 2^63 (the stack is gone from where rsp points)
+mk phdr_lies.load_vaddr_2e63 phset stack vaddr 0x8000000000000000 &&
+    expect phdr_lies.load_vaddr_2e63 "1 2" "" "" -- "$T/phdr_lies.load_vaddr_2e63.core"
+# NT_FILE count = 2^63 (count * 24 overflows)
+mk nt_file_lies.count_2e63 ntfile-count 0x8000000000000000 &&
+    expect nt_file_lies.count_2e63 "0 1 2" "$T/nt_file_lies.count_2e63.core|$mapped" "" -- "$T/nt_file_lies.count_2e63.core"
+
+# ---------------------------------------------------------------------------
+# Size: a core that really has a million NT_FILE entries (66 MB of notes) or
+# 100,000 threads must be read in bounded time and memory (the usual ulimit -v
+# and a 60 s timeout) with bounded diagnostics.
+
+TIMEOUT=60
+# nt_file_lies.million: 1,000,000 NT_FILE entries, 999,985 of them naming
+# files that do not exist -> frames printed, exit 0 or 1
+if mk nt_file_lies.million ntfile-many 1000000; then
+    expect nt_file_lies.million "0 1" "$T/nt_file_lies.million.core|$mapped|/nonexistent/" "" -- "$T/nt_file_lies.million.core"
+    # nt_file_lies.million.bounded_output: the crashed thread's frames, and a
+    # bounded number of warnings (not one per missing file)
+    nerr=$(wc -l <"$T/err")
+    if [ "$RC" -ge 124 ]; then
+        skip nt_file_lies.million.bounded_output "corestack crashed or hung above"
+    elif ! grep -qw g "$T/out" || ! grep -qw main "$T/out"; then
+        fail nt_file_lies.million.bounded_output "the frames g and main are missing (exit $RC)"
+    elif [ "$nerr" -gt 100 ]; then
+        fail nt_file_lies.million.bounded_output "$nerr lines on stderr: not bounded"
+    else
+        pass nt_file_lies.million.bounded_output
+    fi
+    rm -f "$T/nt_file_lies.million.core"
+else
+    skip nt_file_lies.million.bounded_output "mkbad ntfile-many failed"
+fi
+# threads_100k: 100,000 NT_PRSTATUS notes (the crashed thread, then copies
+# with zero registers) -> every thread printed, exit 0 or 1
+if mk threads_100k threads 100000 zero; then
+    expect threads_100k "0 1" "$T/threads_100k.core" "" -- "$T/threads_100k.core"
+    # threads_100k.count: 100,000 thread headers; the crashed thread first,
+    # unwound through g, f and main
+    nth=$(grep -c '^Thread ' "$T/out")
+    first=$(awk '/^Thread /{n++} n==1' "$T/out")
+    if [ "$RC" -ge 124 ]; then
+        skip threads_100k.count "corestack crashed or hung above"
+    elif [ "$nth" -ne 100000 ]; then
+        fail threads_100k.count "$nth thread headers on stdout, expected 100000"
+    elif ! echo "$first" | grep -q crashed || ! echo "$first" | grep -qw g ||
+        ! echo "$first" | grep -qw main; then
+        fail threads_100k.count "the first thread is not the crashed one unwound through g and main"
+    else
+        pass threads_100k.count
+    fi
+    rm -f "$T/threads_100k.core"
+else
+    skip threads_100k.count "mkbad threads failed"
+fi
+TIMEOUT=20
+
+# ---------------------------------------------------------------------------
+# stop_reason_matches NAME REGEX: the last run printed --json whose first
+# stop_reason matches REGEX (extended, case insensitive) -> PASS/FAIL NAME
+stop_reason_matches() {
+    local name=$1 re=$2 sr
+    if [ "$RC" -ge 124 ]; then
+        skip "$name" "corestack crashed or hung above"
+        return
+    fi
+    sr=$(grep -o '"stop_reason": *"[^"]*"' "$T/out" | head -n 1)
+    if echo "$sr" | grep -Eqi -- "$re"; then
+        pass "$name"
+    else
+        fail "$name" "stop_reason ${sr:-missing} does not match /$re/; cmd: $LAST_CMD${MUT:+; mutation: $MUT}"
+    fi
+}
+
+# sp_down: f's saved rbp points below the stack pointer, so main's frame
+# would lie below f's: the walk stops (exit 1) saying the stack did not grow,
+# and does not pass for a clean end.
+if mk sp_down sp-down; then
+    expect sp_down "1" "" "" -- --json "$T/sp_down.core"
+    stop_reason_matches sp_down.reason "grow"
+else
+    skip sp_down.reason "mkbad sp-down failed"
+fi
+
+# A base core without CFI: main -> a -> b -> c -> d, d writes through NULL;
+# only frame records and prologue analysis lead outward.
+mkdir "$T/deep"
+cat >"$T/deep/crash.c" <<'EOF'
+volatile int sink_v;
+__attribute__((noinline)) void sink(void) { sink_v++; }
+__attribute__((noinline)) void d(int *p) { sink(); *p = 42; sink(); __asm__ volatile(""); }
+__attribute__((noinline)) void c(int *p) { d(p); sink(); __asm__ volatile(""); }
+__attribute__((noinline)) void b(int *p) { c(p); sink(); __asm__ volatile(""); }
+__attribute__((noinline)) void a(int *p) { b(p); sink(); __asm__ volatile(""); }
+int main(int argc, char **argv)
+{
+    a(argc > 99 ? (int *)argv : (int *)0);
+    sink();
+    return 0;
+}
+EOF
+if MAKE_CORE_CFLAGS="-O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables" \
+    make_core "$T/deep" chain; then
+    SAVED_BASE=$BASE
+    BASE=$T/deep/core
+    # fp_cycle.two_records / three_records: the frame-pointer chain loops
+    # back to its first record after 2 / 3 records -> exit 1, the stack did
+    # not grow
+    for cyc in "two_records 1" "three_records 2"; do
+        n=fp_cycle.${cyc% *}
+        if mk "$n" fp-backlink "${cyc#* }"; then
+            expect "$n" "1" "" "" -- --json "$T/$n.core"
+            stop_reason_matches "$n.reason" "grow"
+        else
+            skip "$n.reason" "mkbad fp-backlink failed"
+        fi
+    done
+    # sp_down.nocfi: the same as sp_down, followed by frame records only
+    if mk sp_down.nocfi sp-down; then
+        expect sp_down.nocfi "1" "" "" -- --json "$T/sp_down.nocfi.core"
+        stop_reason_matches sp_down.nocfi.reason "grow"
+    else
+        skip sp_down.nocfi.reason "mkbad sp-down failed"
+    fi
+    BASE=$SAVED_BASE
+else
+    skip_rest "could not generate the core without CFI" fp_cycle.two_records fp_cycle.two_records.reason \
+        fp_cycle.three_records fp_cycle.three_records.reason sp_down.nocfi sp_down.nocfi.reason
+fi
 
 exit 0

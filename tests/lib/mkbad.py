@@ -170,22 +170,21 @@ class Core:
 
     @staticmethod
     def ntfile_desc(page, ents, names):
-        out = struct.pack("<QQ", len(ents), page)
-        for e in ents:
-            out += struct.pack("<QQQ", *e)
-        for nm in names:
-            out += nm + b"\0"
-        return out
+        parts = [struct.pack("<QQ", len(ents), page)]
+        parts += [struct.pack("<QQQ", *e) for e in ents]
+        parts += [nm + b"\0" for nm in names]
+        return b"".join(parts)
 
     def rebuild_notes(self, notes):
         """Serialise notes [(name, type, desc)] into the PT_NOTE segment:
         in place when they fit, else appended at the end of the file."""
-        blob = b""
+        parts = []
         for name, ntype, desc in notes:
             nm = name + b"\0"
-            blob += NHDR.pack(len(nm), len(desc), ntype)
-            blob += nm + b"\0" * (align4(len(nm)) - len(nm))
-            blob += desc + b"\0" * (align4(len(desc)) - len(desc))
+            parts.append(NHDR.pack(len(nm), len(desc), ntype))
+            parts.append(nm + b"\0" * (align4(len(nm)) - len(nm)))
+            parts.append(desc + b"\0" * (align4(len(desc)) - len(desc)))
+        blob = b"".join(parts)
         ph = self.note_ph
         if len(blob) <= ph["filesz"]:
             at = ph["offset"]
@@ -542,6 +541,91 @@ def m_garbage_stack(c, args):
     say("PT_LOAD #%d (stack, %d bytes at file %#x) randomised" % (p["i"], n, a))
 
 
+PH_FIELDS = {"offset": P_OFFSET_AT, "vaddr": P_VADDR_AT, "filesz": P_FILESZ_AT,
+             "memsz": P_MEMSZ_AT}
+
+
+def m_phset(c, args):
+    """phset WHICH FIELD VALUE: program header WHICH (note, stack or an index)
+    gets FIELD (offset, vaddr, filesz, memsz) = VALUE."""
+    which, field, v = args[0], args[1], int(args[2], 0)
+    ph = (c.note_ph if which == "note" else c.stack_load() if which == "stack"
+          else c.phdrs[int(which, 0)])
+    old = ph[field]
+    c.set_ph(ph, PH_FIELDS[field], v)
+    say("program header #%d (%s) p_%s = %#x (was %#x)" % (ph["i"], which, field, v, old))
+
+
+def frame_records(c, n):
+    """The first N frame records of the rbp chain from NT_PRSTATUS rbp."""
+    chain = [c.reg("rbp")]
+    while len(chain) < n:
+        nxt = c.read64(chain[-1])
+        if nxt is None or nxt <= chain[-1]:
+            die("rbp chain ends at %#x after %d records" % (chain[-1], len(chain)))
+        chain.append(nxt)
+    return chain
+
+
+def m_fp_backlink(c, args):
+    """fp-backlink [LEVEL]: the saved rbp of the frame record LEVEL (default 1)
+    links up the rbp chain points back at the first record: a cycle of
+    LEVEL + 1 records."""
+    level = int(args[0], 0) if args else 1
+    chain = frame_records(c, level + 1)
+    c.write64(chain[-1], chain[0])
+    say("rbp chain %s: [%#x] = %#x (back to the first record)"
+        % (" -> ".join("%#x" % x for x in chain), chain[-1], chain[0]))
+
+
+def m_sp_down(c, args):
+    """sp-down: the first frame record's saved rbp points 256 bytes below rsp,
+    so the caller's stack pointer would be lower than the callee's."""
+    rsp, fp = c.reg("rsp"), c.reg("rbp")
+    low = (rsp - 256) & ~15
+    c.write64(fp, low)
+    say("[rbp %#x] = %#x (rsp %#x): the stack would grow downwards" % (fp, low, rsp))
+
+
+def m_ntfile_many(c, args):
+    """ntfile-many [N]: NT_FILE rebuilt with N entries (default 1000000): the
+    real ones, then distinct made-up files mapped above 2^44."""
+    total = int(args[0], 0) if args else 1000000
+    n, page, ents, names = c.ntfile()
+    extra = max(0, total - len(ents))
+    base = 1 << 44
+    ents = ents + [(base + 0x2000 * i, base + 0x2000 * i + 0x1000, 0) for i in range(extra)]
+    names = names + [b"/nonexistent/corestack-test/lib%07d.so" % i for i in range(extra)]
+    notes = [(nm, t, Core.ntfile_desc(page, ents, names) if t == NT_FILE else d)
+             for nm, t, d in c.note_list()]
+    c.rebuild_notes(notes)
+    say("NT_FILE: %d entries (%d made up)" % (len(ents), extra))
+
+
+def m_threads(c, args):
+    """threads [N [copy|zero]]: N NT_PRSTATUS notes (default 100000): the first
+    thread's, then copies of it with tids 1, 2, ... added to its own, and with
+    its registers (copy) or with rip = rsp = rbp = 0 (zero, the default)."""
+    total = int(args[0], 0) if args else 100000
+    zero = (args[1] if len(args) > 1 else "zero") == "zero"
+    notes = c.note_list()
+    pr = c.find_note(NT_PRSTATUS)
+    tid = struct.unpack_from("<i", pr.desc, 32)[0]          # pr_pid
+    copies = []
+    for i in range(1, total):
+        d = bytearray(pr.desc)
+        struct.pack_into("<i", d, 32, (tid + i) & 0x7fffffff)
+        struct.pack_into("<H", d, 12, 0)                    # pr_cursig: not crashed
+        if zero:
+            for r in ("rip", "rsp", "rbp"):
+                struct.pack_into("<Q", d, REG_OFF[r], 0)
+        copies.append((b"CORE", NT_PRSTATUS, bytes(d)))
+    k = notes.index((pr.name, pr.type, pr.desc)) + 1
+    c.rebuild_notes(notes[:k] + copies + notes[k:])
+    say("%d NT_PRSTATUS notes (tids %d..%d), the copies with %s registers"
+        % (total, tid, tid + total - 1, "zero rip/rsp/rbp" if zero else "the first's"))
+
+
 def m_setbyte(d, args):
     """setbyte OFF VAL: set the byte at file offset OFF (5 = EI_DATA)."""
     off, val = int(args[0], 0), int(args[1], 0)
@@ -583,6 +667,11 @@ PARSED = {
     "linkmap-cycle": m_linkmap_cycle,
     "fp-cycle": m_fp_cycle,
     "garbage-stack": m_garbage_stack,
+    "phset": m_phset,
+    "fp-backlink": m_fp_backlink,
+    "sp-down": m_sp_down,
+    "ntfile-many": m_ntfile_many,
+    "threads": m_threads,
 }
 
 

@@ -1,0 +1,98 @@
+# fuzz/fuzz.mk: libFuzzer harnesses and their regression replay, included by the top Makefile.
+#   make fuzz [FUZZ_SECONDS=N]  builds the harnesses with clang (libFuzzer, ASan, UBSan) in
+#                               build-fuzz/, makes seed corpora from cores of the test programs,
+#                               and runs each harness N seconds (default 60).  Findings land in
+#                               build-fuzz/findings/HARNESS/; fuzz/regressions/HARNESS/ keeps the
+#                               ones that were fixed.
+#   make check                  also builds $(BUILD)/fuzz/replay-HARNESS (the harness with a plain
+#                               main, the normal compiler and flags) for tests/t_fuzz_regress.sh,
+#                               which replays every fuzz/regressions/ input.
+# Harnesses: core (the core reader, fuzz/fuzz_core.c), unwind (the unwinder over a synthetic
+# process, fuzz/fuzz_unwind.c) and corewalk (core file to located frames, fuzz/fuzz_corewalk.c;
+# it shares the core harness's seeds).
+
+FUZZ_HARNESSES := core unwind corewalk
+FUZZ_SECONDS   ?= 60
+FUZZ_RSS_MB    ?= 2048
+FUZZ_TIMEOUT   ?= 20
+FUZZ_CC        ?= clang-14
+FUZZ_BUILD     := build-fuzz
+FUZZ_CFLAGS    := -g -O1 -std=gnu11 -D_GNU_SOURCE -Icommon -Ifuzz \
+                  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+                  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_LDFLAGS   := -fsanitize=fuzzer,address,undefined
+# Modules of the unwinder harness's synthetic process: two builds of a test program with tail
+# calls, and the C library (libc.so.6 as the test programs load it).
+FUZZ_PROG      := tailchain
+fuzz_libc       = $(shell ldd $(1) 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+FUZZ_MODULES_OF = $(1)/tests/$(FUZZ_PROG)-cfi:$(1)/tests/$(FUZZ_PROG)-fp:$(call fuzz_libc,$(1)/tests/$(FUZZ_PROG)-cfi)
+# clang and libFuzzer are needed by `make fuzz` only, not by `make check`.
+FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev
+
+FUZZ_COMMON_OBJ := $(COMMON_SRC:%.c=$(FUZZ_BUILD)/%.o)
+
+$(FUZZ_BUILD)/common/%.o: common/%.c $(wildcard common/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_BUILD)/fuzz/%.o: fuzz/%.c $(wildcard common/*.h fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_BUILD)/fuzz/fuzz_input.o $(FUZZ_COMMON_OBJ)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Replay drivers, built like corestack itself (sanitized with SANITIZE=1).
+$(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz_input.o $(BUILD)/fuzz/replay.o \
+                        $(BUILD)/libcorestack.a
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(LDLIBS)
+$(BUILD)/fuzz/%.o: fuzz/%.c $(wildcard common/*.h fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ifuzz -c $< -o $@
+
+fuzz-replay: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/replay-%)
+check: fuzz-replay
+
+# Seed corpora: cores of the test programs (tests/lib/mkcore.py), trimmed by fuzz/mkseeds.py.
+FUZZ_SEED_CORES := crash:tailchain:uniq:crash crash:tailchain:ambig:crash \
+                   stop:tailchain:target:entry:uniq stop:tailchain:final:entry:ambig \
+                   crash:threads crash:tail:crash stop:tail:leaf2:entry crash:libcfp:qsort
+$(FUZZ_BUILD)/seeds.stamp: fuzz/mkseeds.py tests/lib/mkcore.py $(BUILD)/corestack test-progs
+	rm -rf $(FUZZ_BUILD)/seeds $(FUZZ_BUILD)/seedcores
+	mkdir -p $(FUZZ_BUILD)/seeds/core $(FUZZ_BUILD)/seeds/unwind $(FUZZ_BUILD)/seedcores
+	set -e; n=0; for spec in $(FUZZ_SEED_CORES); do \
+	  for v in cfi fp; do \
+	    n=$$((n + 1)); set -- $$(echo $$spec | tr : ' '); mode=$$1 prog=$$2; shift 2; \
+	    core=$(FUZZ_BUILD)/seedcores/$$n.core; \
+	    if [ $$mode = crash ]; then \
+	      python3 tests/lib/mkcore.py crash $$core $(BUILD)/tests/$$prog-$$v "$$@" || continue; \
+	    else \
+	      python3 tests/lib/mkcore.py stop $$core $(BUILD)/tests/$$prog-$$v "$$@" || continue; \
+	    fi; \
+	    python3 fuzz/mkseeds.py core $(FUZZ_BUILD)/seeds/core/$$n $$core; \
+	    for u in unwind unwind-overlay; do \
+	      python3 fuzz/mkseeds.py $$u $(FUZZ_BUILD)/seeds/unwind/$$n-$$u $$core \
+	        $$(echo "$(call FUZZ_MODULES_OF,$(BUILD))" | tr : ' '); \
+	    done; \
+	  done; \
+	done
+	rm -rf $(FUZZ_BUILD)/seedcores
+	touch $@
+
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
+
+# Each harness runs FUZZ_SECONDS in its own corpus (seeds + kept regressions); a finding stops
+# the run and fails `make fuzz`.
+fuzz: fuzz-deps $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/fuzz-%) $(FUZZ_BUILD)/seeds.stamp
+	@set -e; for h in $(FUZZ_HARNESSES); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$h $(FUZZ_BUILD)/findings/$$h fuzz/regressions/$$h; \
+	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+	  CST_FUZZ_MODULES="$(call FUZZ_MODULES_OF,$(BUILD))" \
+	  $(FUZZ_BUILD)/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
+	    -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$h/ $(FUZZ_BUILD)/corpus/$$h \
+	    $(FUZZ_BUILD)/seeds/$$(echo $$h | sed s/corewalk/core/) fuzz/regressions/$$h; \
+	done
+
+.PHONY: fuzz fuzz-deps fuzz-replay
+.PRECIOUS: $(FUZZ_BUILD)/common/%.o $(FUZZ_BUILD)/fuzz/%.o $(BUILD)/fuzz/%.o

@@ -1,0 +1,41 @@
+/* Helpers shared by the fuzz harnesses.  See fuzz_input.h. */
+#include "fuzz_input.h"
+
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int cst_fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
+{
+	static int fd = -1;
+	if (fd < 0) {
+		fd = memfd_create("cst-fuzz", MFD_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)size) < 0)
+		return -1;
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+static uint64_t take(struct cst_fuzz_in *in, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t b = in->left ? (in->left--, *in->p++) : 0;
+		v |= b << (8 * i);
+	}
+	return v;
+}
+
+uint64_t cst_fuzz_u64(struct cst_fuzz_in *in) { return take(in, 8); }
+unsigned cst_fuzz_u16(struct cst_fuzz_in *in) { return (unsigned)take(in, 2); }
+unsigned cst_fuzz_u8(struct cst_fuzz_in *in) { return (unsigned)take(in, 1); }
