@@ -4,6 +4,7 @@
 #include "debugdirs.h"
 #include "error.h"
 #include "openfile.h"
+#include "memo.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -97,7 +98,16 @@ struct cst_symbols {
 	int mismatches;
 	char **names;            /* interned names without their symbol version */
 	size_t nnames, names_cap;  /* entries used, table size (a power of two) */
+	/* per-address results of cst_symbols_func, _locate and _inlines (memo.h) */
+	struct cst_memo *func_memo, *locate_memo, *inline_memo;
 };
+
+#define MEMO_MAX_ENTRIES (256 * 1024)
+#define MEMO_MAX_INLINES 16
+
+struct func_memo { int rc; struct cst_func fn; };
+struct locate_memo { struct cst_location loc; uint64_t base; };   /* offset = pc - base */
+struct inline_memo { int n; struct cst_inline chain[MEMO_MAX_INLINES]; };
 
 /* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
  * out of memory. */
@@ -204,6 +214,10 @@ static struct cst_symbols *new_symbols(void)
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->debuginfo_path = cst_debugdirs_path();
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	/* without memory for a memo every lookup is simply made again */
+	s->func_memo = cst_memo_new(sizeof(struct func_memo), MEMO_MAX_ENTRIES);
+	s->locate_memo = cst_memo_new(sizeof(struct locate_memo), MEMO_MAX_ENTRIES);
+	s->inline_memo = cst_memo_new(sizeof(struct inline_memo), MEMO_MAX_ENTRIES / 4);
 	return s;
 }
 
@@ -442,6 +456,9 @@ void cst_symbols_close(struct cst_symbols *s)
 	for (size_t i = 0; i < s->names_cap; i++)
 		free(s->names[i]);
 	free(s->names);
+	cst_memo_free(s->func_memo);
+	cst_memo_free(s->locate_memo);
+	cst_memo_free(s->inline_memo);
 	free(s);
 }
 
@@ -476,7 +493,7 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 	return NULL;
 }
 
-int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
+static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 {
 	memset(fn, 0, sizeof *fn);
 	Dwfl_Module *mod = module_at(s, addr);
@@ -508,6 +525,20 @@ int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 		}
 	}
 	return fn->name ? 0 : -CST_E_NO_FUNC;
+}
+
+int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
+{
+	const struct func_memo *m = cst_memo_get(s->func_memo, addr);
+	if (m) {
+		*fn = m->fn;
+		return m->rc;
+	}
+	struct func_memo v;
+	v.rc = func_uncached(s, addr, &v.fn);
+	cst_memo_put(s->func_memo, addr, &v);
+	*fn = v.fn;
+	return v.rc;
 }
 
 bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, uint64_t *hi)
@@ -552,7 +583,7 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
+static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
 	memset(loc, 0, sizeof *loc);
 	Dwfl_Module *mod = module_at(s, addr);
@@ -599,6 +630,19 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
 	}
 }
 
+void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
+{
+	const struct locate_memo *m = cst_memo_get(s->locate_memo, addr);
+	if (m) {
+		*loc = m->loc;
+		loc->offset = loc->function ? pc - m->base : 0;
+		return;
+	}
+	locate_uncached(s, addr, pc, loc);
+	struct locate_memo v = { .loc = *loc, .base = pc - loc->offset };
+	cst_memo_put(s->locate_memo, addr, &v);
+}
+
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -608,7 +652,7 @@ static const char *die_name(Dwarf_Die *die)
 	return n;
 }
 
-int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
+static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
 {
 	Dwfl_Module *mod = module_at(s, addr);
 	Dwarf_Addr bias;
@@ -664,4 +708,20 @@ int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline 
 	}
 	free(scopes);
 	return k;
+}
+
+int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
+{
+	if (max > MEMO_MAX_INLINES)
+		return inlines_uncached(s, addr, out, max);
+	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);
+	struct inline_memo v;
+	if (!m) {
+		v.n = inlines_uncached(s, addr, v.chain, MEMO_MAX_INLINES);
+		cst_memo_put(s->inline_memo, addr, &v);
+		m = &v;
+	}
+	int n = max < 2 ? 0 : m->n < max ? m->n : max;
+	memcpy(out, m->chain, (size_t)n * sizeof *out);
+	return n;
 }
