@@ -19,6 +19,7 @@
 #include "arch.h"
 #include "error.h"
 #include "fncache.h"
+#include "memo.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "util.h"
@@ -119,6 +120,7 @@ struct cache {
 	struct cst_fncache fns;
 	struct entry_table entries[MAX_ENTRY_TABLES];
 	int nentries;
+	struct cst_memo *stubs;  /* resolve_stub's answer per address: struct stub_memo */
 };
 
 static void free_code(struct cst_fncache_entry *e)
@@ -128,6 +130,8 @@ static void free_code(struct cst_fncache_entry *e)
 	free(k->st);
 	free(k);
 }
+struct stub_memo { int rc; uint64_t dest; };
+#define MAX_STUB_MEMO (64 * 1024)
 
 static void cache_free(void *p)
 {
@@ -137,6 +141,7 @@ static void cache_free(void *p)
 	cst_fncache_clear(&c->fns, free_code);
 	for (int i = 0; i < c->nentries; i++)
 		free(c->entries[i].starts);
+	cst_memo_free(c->stubs);
 	if (c->cst_ok)
 		cs_close(&c->cs);
 	free(c);
@@ -154,6 +159,7 @@ static struct cache *get_cache(struct cst_unwind *u)
 		cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 		c->cst_ok = true;
 	}
+	c->stubs = cst_memo_new(sizeof(struct stub_memo), MAX_STUB_MEMO);
 	u->env->arch_cache = c;
 	return c;
 }
@@ -574,9 +580,8 @@ static int tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_
 }
 
 /* A PLT entry: [endbr64;] [bnd] jmp *slot(%rip).  The slot holds the resolved address. */
-static int resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
+static int resolve_stub_uncached(struct cst_unwind *u, struct cache *c, uint64_t addr, uint64_t *dest)
 {
-	struct cache *c = get_cache(u);
 	uint8_t b[16];
 	if (!c || !c->cst_ok || cst_target_read(u->env->target, addr, b, sizeof b) < 0)
 		return 0;
@@ -600,6 +605,24 @@ static int resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
 	}
 	cs_free(in, 1);
 	return rc;
+}
+
+/* Every frame's call site is checked for a stub: the decoded answer is kept per address. */
+static int resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
+{
+	struct cache *c = get_cache(u);
+	if (!c)
+		return 0;
+	const struct stub_memo *m = cst_memo_get(c->stubs, addr);
+	if (m) {
+		*dest = m->dest;
+		return m->rc;
+	}
+	struct stub_memo v = { 0, 0 };
+	v.rc = resolve_stub_uncached(u, c, addr, &v.dest);
+	cst_memo_put(c->stubs, addr, &v);
+	*dest = v.dest;
+	return v.rc;
 }
 
 /* ---- function entries of stripped code without CFI ----------------------------------- */
