@@ -120,7 +120,7 @@ struct cache {
 	struct cst_fncache fns;
 	struct entry_table entries[MAX_ENTRY_TABLES];
 	int nentries;
-	struct cst_memo *stubs;  /* resolve_stub's answer per address: struct stub_memo */
+	struct cst_memo *stubs;  /* resolve_stub's decoding per address: struct stub_memo */
 };
 
 static void free_code(struct cst_fncache_entry *e)
@@ -130,7 +130,9 @@ static void free_code(struct cst_fncache_entry *e)
 	free(k->st);
 	free(k);
 }
-struct stub_memo { int rc; uint64_t dest; };
+/* What the instruction at a stub address is: an indirect jump through SLOT (its pointer is
+ * read again on every call: a live process binds its GOT lazily), or not (SLOT 0). */
+struct stub_memo { uint64_t slot; };
 #define MAX_STUB_MEMO (64 * 1024)
 
 static void cache_free(void *p)
@@ -580,7 +582,8 @@ static int tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_
 }
 
 /* A PLT entry: [endbr64;] [bnd] jmp *slot(%rip).  The slot holds the resolved address. */
-static int resolve_stub_uncached(struct cst_unwind *u, struct cache *c, uint64_t addr, uint64_t *dest)
+/* The memory slot an indirect jump at ADDR goes through, 0 when ADDR is not such a jump. */
+static uint64_t stub_slot(struct cst_unwind *u, struct cache *c, uint64_t addr)
 {
 	uint8_t b[16];
 	if (!c || !c->cst_ok || cst_target_read(u->env->target, addr, b, sizeof b) < 0)
@@ -591,38 +594,37 @@ static int resolve_stub_uncached(struct cst_unwind *u, struct cache *c, uint64_t
 	const uint8_t *p = b;
 	size_t left = sizeof b;
 	uint64_t a = addr;
-	int rc = 0;
+	uint64_t slot = 0;
 	for (int i = 0; i < 2 && cs_disasm_iter(c->cs, &p, &left, &a, in); i++) {
 		if (in->id == X86_INS_ENDBR64)
 			continue;
 		struct xinsn x;
 		memset(&x, 0, sizeof x);
 		classify(c->cs, in, &x);
-		if (x.kind == K_JMP_IND && x.target &&
-		    cst_target_read_word(u->env->target, x.target, 8, dest) == 0 && *dest)
-			rc = 1;
+		if (x.kind == K_JMP_IND)
+			slot = x.target;
 		break;
 	}
 	cs_free(in, 1);
-	return rc;
+	return slot;
 }
 
-/* Every frame's call site is checked for a stub: the decoded answer is kept per address. */
+/* Every frame's call site is checked for a stub: the decoded instruction is kept per
+ * address. */
 static int resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
 {
 	struct cache *c = get_cache(u);
 	if (!c)
 		return 0;
 	const struct stub_memo *m = cst_memo_get(c->stubs, addr);
+	struct stub_memo v;
 	if (m) {
-		*dest = m->dest;
-		return m->rc;
+		v = *m;
+	} else {
+		v.slot = stub_slot(u, c, addr);
+		cst_memo_put(c->stubs, addr, &v);
 	}
-	struct stub_memo v = { 0, 0 };
-	v.rc = resolve_stub_uncached(u, c, addr, &v.dest);
-	cst_memo_put(c->stubs, addr, &v);
-	*dest = v.dest;
-	return v.rc;
+	return v.slot && cst_target_read_word(u->env->target, v.slot, 8, dest) == 0 && *dest ? 1 : 0;
 }
 
 /* ---- function entries of stripped code without CFI ----------------------------------- */
