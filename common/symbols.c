@@ -100,6 +100,10 @@ struct cst_symbols {
 	size_t nnames, names_cap;  /* entries used, table size (a power of two) */
 	/* per-address results of cst_symbols_func, _locate and _inlines (memo.h) */
 	struct cst_memo *func_memo, *locate_memo, *inline_memo;
+	struct cst_memo *cfi_memo;       /* struct cfi_memo per address */
+	Dwarf_Frame **cfi_rows;          /* the rows cfi_memo points to, freed at close */
+	size_t ncfi_rows, cfi_rows_cap;
+	Dwarf_Frame *cfi_spill;          /* the last row the full memo could not keep */
 };
 
 #define MEMO_MAX_ENTRIES (256 * 1024)
@@ -108,6 +112,7 @@ struct cst_symbols {
 struct func_memo { int rc; struct cst_func fn; };
 struct locate_memo { struct cst_location loc; uint64_t base; };   /* offset = pc - base */
 struct inline_memo { int n; struct cst_inline chain[MEMO_MAX_INLINES]; };
+struct cfi_memo { Dwarf_Frame *row; uint64_t bias; };
 
 /* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
  * out of memory. */
@@ -218,6 +223,7 @@ static struct cst_symbols *new_symbols(void)
 	s->func_memo = cst_memo_new(sizeof(struct func_memo), MEMO_MAX_ENTRIES);
 	s->locate_memo = cst_memo_new(sizeof(struct locate_memo), MEMO_MAX_ENTRIES);
 	s->inline_memo = cst_memo_new(sizeof(struct inline_memo), MEMO_MAX_ENTRIES / 4);
+	s->cfi_memo = cst_memo_new(sizeof(struct cfi_memo), MEMO_MAX_ENTRIES / 4);
 	return s;
 }
 
@@ -459,6 +465,11 @@ void cst_symbols_close(struct cst_symbols *s)
 	cst_memo_free(s->func_memo);
 	cst_memo_free(s->locate_memo);
 	cst_memo_free(s->inline_memo);
+	cst_memo_free(s->cfi_memo);
+	for (size_t i = 0; i < s->ncfi_rows; i++)
+		free(s->cfi_rows[i]);
+	free(s->cfi_rows);
+	free(s->cfi_spill);
 	free(s);
 }
 
@@ -491,6 +502,36 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 		return frame;
 	}
 	return NULL;
+}
+
+Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64_t *biasp)
+{
+	const struct cfi_memo *m = cst_memo_get(s->cfi_memo, addr);
+	if (m) {
+		if (biasp)
+			*biasp = m->bias;
+		return m->row;
+	}
+	struct cfi_memo v = { NULL, 0 };
+	v.row = cst_symbols_cfi(s, addr, &v.bias);
+	if (biasp)
+		*biasp = v.bias;
+	if (s->ncfi_rows == s->cfi_rows_cap) {
+		size_t cap = s->cfi_rows_cap ? 2 * s->cfi_rows_cap : 256;
+		Dwarf_Frame **rows = realloc(s->cfi_rows, cap * sizeof *rows);
+		if (rows) {
+			s->cfi_rows = rows;
+			s->cfi_rows_cap = cap;
+		}
+	}
+	if (s->ncfi_rows < s->cfi_rows_cap && cst_memo_put(s->cfi_memo, addr, &v)) {
+		if (v.row)
+			s->cfi_rows[s->ncfi_rows++] = v.row;
+	} else {
+		free(s->cfi_spill);              /* not remembered: valid until the next call */
+		s->cfi_spill = v.row;
+	}
+	return v.row;
 }
 
 static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
@@ -571,7 +612,13 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 {
 	static const char *const suffixes[] = { ".cold", ".part.", ".isra.", ".constprop.",
 						".lto_priv.", ".localalias", NULL };
-	snprintf(buf, len, "%s", name ? name : "");
+	if (len == 0)
+		return buf;
+	size_t n = name ? strnlen(name, len - 1) : 0;     /* as snprintf "%s" would cut it */
+	memcpy(buf, name ? name : "", n);
+	buf[n] = 0;
+	if (!strpbrk(buf, ".@"))
+		return buf;          /* nothing to cut: every suffix starts with '.' */
 	char *cut = strchr(buf, '@');
 	for (int i = 0; suffixes[i]; i++) {
 		char *p = strstr(buf, suffixes[i]);

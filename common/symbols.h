@@ -65,6 +65,11 @@ bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
  * not NULL) receives the module's load bias (target address - CFI address). */
 Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
 
+/* Like cst_symbols_cfi, but the row belongs to S, which remembers it per address: the
+ * caller does not free it, and may use it until its next call of this function or until S
+ * is closed.  The unwinder asks for the same return addresses on every thread. */
+Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
+
 /* Fills LOC for lookup address ADDR (for a caller frame: return address - 1); OFFSET is
  * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0.
  * The strings stay valid until S is closed. */

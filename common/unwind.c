@@ -173,11 +173,10 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	/* 1. CFI (not for a signal frame the architecture's step reads itself) */
 	uint64_t bias;
 	Dwarf_Frame *row = u->env->syms && !(a->step && f->signal_frame) ?
-			   cst_symbols_cfi(u->env->syms, f->lookup_pc, &bias) : NULL;
+			   cst_symbols_cfi_cached(u->env->syms, f->lookup_pc, &bias) : NULL;
 	if (row) {
 		uint64_t cfa = 0;
 		int rc = cst_cfi_step(u, row, bias, &f->regs, &c->regs, &cfa, fp_record);
-		free(row);
 		if (rc == 0)
 			return 0;
 		if (rc > 0) {
@@ -453,12 +452,11 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		c.lookup_pc = c.pc;
 	}
 	uint64_t bias;
-	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi(u->env->syms, c.pc, &bias) : NULL;
+	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, c.pc, &bias) : NULL;
 	if (crow) {
 		Dwarf_Addr s, e;
 		bool sig = false;
 		dwarf_frame_info(crow, &s, &e, &sig);
-		free(crow);
 		if (sig) {
 			c.signal_frame = true;
 			c.lookup_pc = c.pc;
