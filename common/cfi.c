@@ -7,6 +7,7 @@
  * (breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus). */
 #include "unwind.h"
 #include "error.h"
+#include "memo.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -107,37 +108,124 @@ static int eval(struct cst_unwind *u, const Dwarf_Op *ops, size_t nops, const st
 	return 0;
 }
 
-int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
+/* ---- rows decoded once ------------------------------------------------------------ */
+
+/* The rules of one CFI row as libdw hands them out (dwarf_frame_cfa, dwarf_frame_register),
+ * kept per row: the threads of a core share their rows, and asking libdw for every register
+ * of every frame was most of a step's cost.  Rules are listed in register order; registers
+ * whose rule is undefined or that libdw cannot describe are left out, as the step skips
+ * them. */
+struct rule {
+	int reg;
+	bool same;               /* same value as in the callee */
+	const Dwarf_Op *ops;     /* the rule's expression (into mem, the row or the CFI) */
+	size_t nops;
+	Dwarf_Op mem[3];         /* dwarf_frame_register's ops_mem for simple rules */
+};
+
+struct decoded {
+	const Dwarf_Op *cfa_ops; /* NULL: no usable CFA rule */
+	size_t cfa_nops;
+	int ra_col;              /* the return-address column (dwarf_frame_info), or -1 */
+	int n;
+	struct rule r[];
+};
+
+#define MAX_DECODED_ROWS (64 * 1024)
+
+static struct decoded *decode(Dwarf_Frame *frame, int nregs)
+{
+	struct decoded *d = malloc(sizeof *d + (size_t)nregs * sizeof(struct rule));
+	if (!d)
+		return NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	d->n = 0;
+	d->cfa_ops = NULL;
+	d->cfa_nops = 0;
+	d->ra_col = dwarf_frame_info(frame, NULL, NULL, NULL);
+	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops > 0) {
+		d->cfa_ops = ops;
+		d->cfa_nops = nops;
+	}
+	for (int r = 0; r < nregs; r++) {
+		Dwarf_Op mem[3];
+		if (dwarf_frame_register(frame, r, mem, &ops, &nops) != 0)
+			continue;
+		if (nops == 0 && ops != NULL)
+			continue;                            /* undefined */
+		struct rule *x = &d->r[d->n++];
+		x->reg = r;
+		x->same = nops == 0;
+		x->nops = nops;
+		x->ops = ops;
+		if (ops >= mem && ops < mem + 3) {           /* libdw's ops_mem: keep a copy */
+			memcpy(x->mem, mem, sizeof mem);
+			x->ops = x->mem + (ops - mem);
+		}
+	}
+	return d;
+}
+
+static void free_decoded(uint64_t key, void *value, void *arg)
+{
+	free(*(struct decoded **)value);
+}
+
+void cst_cfi_cache_free(struct cst_unwind_env *env)
+{
+	cst_memo_each(env->cfi_cache, free_decoded, NULL);
+	cst_memo_free(env->cfi_cache);
+	env->cfi_cache = NULL;
+}
+
+/* FRAME's decoded rules; *OWNED is set when the caller must free them (a row that is not
+ * kept for the life of the symbols cannot be remembered by its address). */
+static struct decoded *decoded_row(struct cst_unwind *u, Dwarf_Frame *frame, bool *owned)
+{
+	struct cst_unwind_env *env = u->env;
+	*owned = false;
+	bool keep = env->syms && cst_symbols_cfi_kept(env->syms, frame);
+	if (keep && !env->cfi_cache)
+		env->cfi_cache = cst_memo_new(sizeof(struct decoded *), MAX_DECODED_ROWS);
+	uint64_t key = (uint64_t)(uintptr_t)frame;
+	struct decoded *const *m = keep ? cst_memo_get(env->cfi_cache, key) : NULL;
+	if (m)
+		return *m;
+	struct decoded *d = decode(frame, env->arch->nregs);
+	if (d && !(keep && cst_memo_put(env->cfi_cache, key, &d)))
+		*owned = true;
+	return d;
+}
+
+static int step(struct cst_unwind *u, const struct decoded *d, uint64_t bias,
 		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap, bool *fp_record)
 {
 	const struct cst_arch *arch = u->env->arch;
-	Dwarf_Op *ops;
-	size_t nops;
 	bool is_value;
 	uint64_t cfa;
 	*fp_record = false;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops == 0)
+	if (!d->cfa_ops)
 		return -CST_E_CFI;
-	int rc = eval(u, ops, nops, in, 0, false, bias, &cfa, &is_value);
+	int rc = eval(u, d->cfa_ops, d->cfa_nops, in, 0, false, bias, &cfa, &is_value);
 	if (rc < 0)
 		return rc;
 	cst_regs_clear(out);
 	memset(u->step_origin.how, 0, sizeof u->step_origin.how);
 	bool ra_defined = false;
 	uint64_t fp_slot = 0;
-	for (int r = 0; r < arch->nregs; r++) {
-		Dwarf_Op mem[3];
-		if (dwarf_frame_register(frame, r, mem, &ops, &nops) != 0)
-			continue;
+	for (int i = 0; i < d->n; i++) {
+		const struct rule *x = &d->r[i];
+		int r = x->reg;
 		uint64_t v;
-		if (nops == 0) {
-			if (ops == NULL && cst_reg_get(in, r, &v)) { /* same value */
+		if (x->same) {
+			if (cst_reg_get(in, r, &v)) {         /* same value */
 				cst_reg_set(out, r, v);
 				cst_origin_set(&u->step_origin, r, CST_REG_SAME, 0);
 			}
-			continue;                                    /* undefined */
+			continue;
 		}
-		rc = eval(u, ops, nops, in, cfa, true, bias, &v, &is_value);
+		rc = eval(u, x->ops, x->nops, in, cfa, true, bias, &v, &is_value);
 		if (rc == -CST_E_MEMORY)
 			return rc;
 		if (rc < 0)
@@ -161,7 +249,7 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 	}
 	/* A return-address column other than the pc (SPARC: %o7, which holds the call's
 	 * address; the caller resumes ra_offset bytes after it, libdw's sparc ebl ra_offset). */
-	int ra_col = dwarf_frame_info(frame, NULL, NULL, NULL);
+	int ra_col = d->ra_col;
 	uint64_t rav;
 	if (!ra_defined && ra_col >= 0 && ra_col != arch->pc_reg && cst_reg_get(out, ra_col, &rav)) {
 		rav += arch->ra_offset;
@@ -183,4 +271,18 @@ int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		*fp_record = cfa - arch->stack_bias != sp;
 	*cfap = cfa;
 	return 1;
+}
+
+int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
+		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap, bool *fp_record)
+{
+	bool owned;
+	*fp_record = false;
+	struct decoded *d = decoded_row(u, frame, &owned);
+	if (!d)
+		return -CST_E_CFI;                /* no memory: the other strategies are tried */
+	int rc = step(u, d, bias, in, out, cfap, fp_record);
+	if (owned)
+		free(d);
+	return rc;
 }

@@ -109,3 +109,14 @@ bool cst_memo_put(struct cst_memo *m, uint64_t key, const void *value)
 	memcpy(s + 1, value, m->value_size);
 	return true;
 }
+
+void cst_memo_each(const struct cst_memo *m, void (*fn)(uint64_t key, void *value, void *arg), void *arg)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct slot_head *s = slot(m, i);
+		if (s->used)
+			fn(s->key, s + 1, arg);
+	}
+}

@@ -27,4 +27,8 @@ const void *cst_memo_get(const struct cst_memo *m, uint64_t key);
  * (nothing stored) when the memo is full or out of memory; M may be NULL (nothing stored). */
 bool cst_memo_put(struct cst_memo *m, uint64_t key, const void *value);
 
+/* Calls FN(KEY, VALUE, ARG) for every entry, in no particular order (to free what the
+ * values point to). */
+void cst_memo_each(const struct cst_memo *m, void (*fn)(uint64_t key, void *value, void *arg), void *arg);
+
 #endif

@@ -534,6 +534,11 @@ Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64
 	return v.row;
 }
 
+bool cst_symbols_cfi_kept(const struct cst_symbols *s, const Dwarf_Frame *row)
+{
+	return row && row != s->cfi_spill;
+}
+
 static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 {
 	memset(fn, 0, sizeof *fn);

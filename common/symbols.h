@@ -70,6 +70,11 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
  * is closed.  The unwinder asks for the same return addresses on every thread. */
 Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
 
+/* True when ROW, returned by cst_symbols_cfi_cached, stays valid until S is closed (false
+ * for a row the full memo could not keep): only then may a caller remember things about it
+ * by its address. */
+bool cst_symbols_cfi_kept(const struct cst_symbols *s, const Dwarf_Frame *row);
+
 /* Fills LOC for lookup address ADDR (for a caller frame: return address - 1); OFFSET is
  * computed from PC, the address to print.  Always succeeds; unknown fields are NULL/0.
  * The strings stay valid until S is closed. */

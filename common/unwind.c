@@ -481,4 +481,5 @@ void cst_unwind_env_free(struct cst_unwind_env *env)
 	if (env->arch && env->arch->cache_free && env->arch_cache)
 		env->arch->cache_free(env->arch_cache);
 	env->arch_cache = NULL;
+	cst_cfi_cache_free(env);
 }

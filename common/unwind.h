@@ -108,6 +108,7 @@ struct cst_unwind_env {
 	unsigned max_frames;     /* 0: the default, 1024 */
 	void *arch_cache;        /* decoded functions; owned by the arch, freed by cst_unwind_env_free */
 	const struct cst_perfmap *jit;   /* JIT code a perf map names (code outside modules), or NULL */
+	void *cfi_cache;         /* decoded CFI rows (cfi.c), freed by cst_unwind_env_free */
 };
 
 #define CST_MAX_TAIL_DEPTH 8
@@ -158,6 +159,9 @@ void cst_unwind_env_free(struct cst_unwind_env *env);
  * How each register of OUT was recovered is recorded in U->step_origin. */
 int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
 		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa, bool *fp_record);
+
+/* Internal to common/: frees ENV->cfi_cache (cfi.c). */
+void cst_cfi_cache_free(struct cst_unwind_env *env);
 
 /* Internal to common/: the function containing ADDR from symbols, CFI bounds, or the
  * architecture's guess (arch->guess_func).  Returns 0 or -CST_E_NO_FUNC. */
