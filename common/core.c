@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Bounds on what a hostile core can make us allocate. */
@@ -36,6 +38,7 @@ struct cst_core {
 	Elf *elf;
 	const uint8_t *image;    /* the mmapped file */
 	size_t size;
+	int image_mapped;        /* image is a mapping of the file: 0 not known yet, 1 yes, -1 no */
 	const struct cst_arch *arch;
 	struct cst_target target;
 
@@ -647,4 +650,43 @@ const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 		return buf;
 	}
 	return recorded;
+}
+
+/* True when the image is a mapping of the core file itself, from offset 0: libelf reads
+ * the file into allocated memory when it cannot map it, and that memory must not be given
+ * back.  From /proc/self/maps ("start-end perms offset major:minor inode path", proc(5)). */
+static bool image_is_mapped_file(const struct cst_core *c)
+{
+	struct stat st;
+	if (fstat(c->fd, &st) < 0)
+		return false;
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return false;
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok = false;
+	uintptr_t a = (uintptr_t)c->image;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long lo, hi, off, ino;
+		unsigned maj, min;
+		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &ino) == 6 &&
+		    a >= lo && a < hi) {
+			ok = a == lo && off == 0 && ino == st.st_ino && makedev(maj, min) == st.st_dev;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ok;
+}
+
+void cst_core_release_pages(struct cst_core *c)
+{
+	if (!c->image || !c->size)
+		return;
+	if (c->image_mapped == 0)
+		c->image_mapped = image_is_mapped_file(c) ? 1 : -1;
+	if (c->image_mapped > 0)
+		madvise((void *)c->image, c->size, MADV_DONTNEED);
 }

@@ -60,6 +60,13 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		 char *err, size_t errlen);
 void cst_core_close(struct cst_core *c);
 
+/* Lets the memory the mapped core file occupies go: the kernel maps up to 64 KiB of the page
+ * cache around every page read (fault-around), so a walk over thousands of threads would
+ * otherwise keep the whole file resident.  Later reads fault the pages in again from the
+ * page cache (madvise(2), MADV_DONTNEED on a private read-only file mapping).  Never
+ * fails. */
+void cst_core_release_pages(struct cst_core *c);
+
 /* The libelf handle of the core (for libdwfl's dwfl_core_file_report). */
 Elf *cst_core_elf(struct cst_core *c);
 const struct cst_arch *cst_core_arch(const struct cst_core *c);
