@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""bench.py: corestack's speed on cores with many threads, against gdb, eu-stack and cat.
+
+  bench.py --corestack BIN --progs DIR [--runs N] [--eu-bound SECONDS] [--only NAME,...]
+
+DIR holds manythreads-fp and manythreads-cfi (bench/manythreads.c, built by bench/bench.mk);
+the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
+  1. corestack --json and gdb (bench/gdb_pcs.py) must find the same frames, pc for pc, on
+     every thread; a core where they differ gets no time (a fast wrong answer does not count).
+  2. N rounds, each running once, one after the other: cat CORE (the floor: reading the file),
+     corestack, corestack --json, gdb -batch -ex 'set print frame-arguments none'
+     -ex 'thread apply all bt', and eu-stack (dropped from the rounds once a run takes longer
+     than the bound).  Output goes to /dev/null; wall time is measured around each run, peak
+     RSS is the child's ru_maxrss.
+The table gives medians; the targets are checked from them at the end.  Exit status 0 when
+every core's frames matched, 1 otherwise.
+"""
+import argparse, json, os, platform, resource, signal, statistics, subprocess, sys, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MKCORE = os.path.join(HERE, "..", "tests", "lib", "mkcore.py")
+GDB_PCS = os.path.join(HERE, "gdb_pcs.py")
+
+# name, worker threads (the main thread comes on top), build
+CORES = [(t, n, b) for t, n in (("1", 0), ("1001", 1000), ("10001", 10000)) for b in ("fp", "cfi")]
+
+
+def make_core(progs, threads, build):
+    prog = os.path.join(progs, "manythreads-" + build)
+    core = os.path.join(progs, "t%s-%s.core" % (threads, build))
+    if not os.path.exists(core) or os.path.getmtime(core) < os.path.getmtime(prog):
+        nworkers = int(threads) - 1
+        subprocess.run([sys.executable, MKCORE, "crash", core, prog, str(nworkers)], check=True)
+    return prog, core
+
+
+def run(argv, bound=None):
+    """Runs ARGV with its output to /dev/null; returns (wall seconds, peak RSS KiB, status),
+    wall None when it was stopped at BOUND seconds."""
+    with open(os.devnull, "wb") as null:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=null, stderr=null, stdin=subprocess.DEVNULL)
+        timer = None
+        killed = []
+        if bound:
+            def kill():
+                killed.append(1)
+                p.kill()
+            timer = threading.Timer(bound, kill)
+            timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = status
+        if timer:
+            timer.cancel()
+    return (None if killed else wall), ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def corestack_frames(cs, core):
+    """{tid: [pc, ...]} of the frames corestack's walk found (inlined functions and lost
+    tail calls left out), and the frame counts per thread (every frame printed)."""
+    out = subprocess.run([cs, "--json", core], capture_output=True, text=True).stdout
+    doc = json.loads(out)
+    walk, counts = {}, []
+    for t in doc["threads"]:
+        walk[t["tid"]] = [int(f["pc"], 16) for f in t["frames"]
+                          if not f["inlined"] and f["marker"] != "lost tail call"]
+        counts.append(len(t["frames"]))
+    return walk, counts
+
+
+def gdb_frames(prog, core):
+    out = subprocess.run(["gdb", "-nx", "-batch", "-x", GDB_PCS, prog, core],
+                         capture_output=True, text=True).stdout
+    frames, cur = {}, None
+    for line in out.splitlines():
+        if line.startswith("T "):
+            cur = frames.setdefault(int(line[2:]), [])
+        elif line.startswith("0x") and cur is not None:
+            cur.append(int(line, 16))
+    return frames
+
+
+def compare(cs, gd):
+    """None when both found the same frames on every thread, else one line saying where not."""
+    if set(cs) != set(gd):
+        return "threads differ: corestack %d, gdb %d" % (len(cs), len(gd))
+    bad = [t for t in cs if cs[t] != gd[t]]
+    if bad:
+        t = bad[0]
+        return "%d thread(s) differ, e.g. %d: corestack %s, gdb %s" % (
+            len(bad), t, " ".join("%#x" % p for p in cs[t]), " ".join("%#x" % p for p in gd[t]))
+    return None
+
+
+def machine():
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem = int(f.readline().split()[1]) // 1024 // 1024
+    load = os.getloadavg()
+    return "%s, nproc %d, %s, %d GiB memory, load average %.2f %.2f %.2f" % (
+        platform.machine(), os.cpu_count(), model, mem, *load)
+
+
+def fmt_t(t):
+    return "-" if t is None else ("%.3f" % t if t < 10 else "%.1f" % t)
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None or b == 0 else ("%.1f" % (a / b) if a / b < 100 else "%.0f" % (a / b))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corestack", required=True)
+    ap.add_argument("--progs", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--eu-bound", type=float, default=60.0)
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    only = set(a.only.split(",")) if a.only else None
+    print("machine: %s" % machine())
+    print("%d rounds per core; eu-stack bound %.0f s per run; times are medians in seconds,"
+          " RSS peak MiB" % (a.runs, a.eu_bound))
+    rows, ok = [], True
+    for threads, _, build in CORES:
+        name = "t%s-%s" % (threads, build)
+        if only and name not in only:
+            continue
+        prog, core = make_core(a.progs, threads, build)
+        cs, counts = corestack_frames(a.corestack, core)
+        diff = compare(cs, gdb_frames(prog, core))
+        if diff:
+            print("%s: corestack and gdb disagree: %s" % (name, diff))
+            ok = False
+            continue
+        tools = {
+            "cat": ["cat", core],
+            "cs": [a.corestack, core],
+            "csjson": [a.corestack, "--json", core],
+            "gdb": ["gdb", "-nx", "-batch", "-ex", "set print frame-arguments none",
+                    "-ex", "thread apply all bt", prog, core],
+            "eu": ["eu-stack", "--core=" + core, "--executable=" + prog],
+        }
+        times = {k: [] for k in tools}
+        rss = {k: 0 for k in tools}
+        eu_over = False
+        for r in range(a.runs):
+            for k, argv in tools.items():
+                if k == "eu" and eu_over:
+                    continue
+                wall, maxrss, _ = run(argv, a.eu_bound if k == "eu" else None)
+                if wall is None:
+                    eu_over = True
+                    continue
+                times[k].append(wall)
+                rss[k] = max(rss[k], maxrss)
+        med = {k: statistics.median(v) if v else None for k, v in times.items()}
+        row = dict(name=name, threads=int(threads), size=os.path.getsize(core) / 2**20,
+                   frames=statistics.mean(counts), fmin=min(counts), fmax=max(counts),
+                   med=med, rss={k: v / 1024 for k, v in rss.items()}, eu_over=eu_over)
+        rows.append(row)
+        print("%s: matched gdb on %d threads; cat %s, corestack %s / --json %s, gdb %s, eu-stack %s"
+              % (name, len(cs), fmt_t(med["cat"]), fmt_t(med["cs"]), fmt_t(med["csjson"]),
+                 fmt_t(med["gdb"]), "> %.0f" % a.eu_bound if eu_over else fmt_t(med["eu"])),
+              flush=True)
+
+    print()
+    print("| core | MiB | frames/thread | cat | corestack | corestack --json | gdb | eu-stack"
+          " | RSS corestack / --json / gdb / eu-stack | corestack/gdb | corestack/eu-stack"
+          " | corestack/cat | µs per thread |")
+    print("|" + " --- |" * 14)
+    for r in rows:
+        m, s = r["med"], r["rss"]
+        cs = max(m["cs"], m["csjson"])         # the slower of text and JSON counts
+        eu = "> %.0f" % a.eu_bound if r["eu_over"] else fmt_t(m["eu"])
+        print("| %s | %.0f | %.1f (%d-%d) | %s | %s | %s | %s | %s | %.0f / %.0f / %.0f / %s | %s | %s | %s | %.1f |" % (
+            r["name"], r["size"], r["frames"], r["fmin"], r["fmax"], fmt_t(m["cat"]),
+            fmt_t(m["cs"]), fmt_t(m["csjson"]), fmt_t(m["gdb"]), eu,
+            s["cs"], s["csjson"], s["gdb"], "-" if r["eu_over"] else "%.0f" % s["eu"],
+            "1/" + ratio(m["gdb"], cs), "-" if r["eu_over"] else "1/" + ratio(m["eu"], cs),
+            ratio(cs, m["cat"]), 1e6 * cs / r["threads"]))
+    print("(corestack in the ratios: the slower of text and --json)")
+    print()
+    by = {r["name"]: r for r in rows}
+    targets = []
+    for b in ("fp", "cfi"):
+        big, mid = by.get("t10001-" + b), by.get("t1001-" + b)
+        if big:
+            m = big["med"]
+            cs = max(m["cs"], m["csjson"])
+            targets.append(("t10001-%s: at least 40x faster than gdb" % b, m["gdb"] / cs >= 40,
+                            "%.1fx" % (m["gdb"] / cs)))
+            targets.append(("t10001-%s: within 4x of cat" % b, cs / m["cat"] <= 4,
+                            "%.1fx" % (cs / m["cat"])))
+            rs = max(big["rss"]["cs"], big["rss"]["csjson"])
+            targets.append(("t10001-%s: peak RSS below gdb's" % b, rs < big["rss"]["gdb"],
+                            "%.0f MiB vs %.0f MiB" % (rs, big["rss"]["gdb"])))
+        if mid:
+            m = mid["med"]
+            cs = max(m["cs"], m["csjson"])
+            if mid["eu_over"]:
+                targets.append(("t1001-%s: at least 100x faster than eu-stack" % b,
+                                a.eu_bound / cs >= 100, "eu-stack > %.0f s bound: > %.0fx" % (a.eu_bound, a.eu_bound / cs)))
+            else:
+                targets.append(("t1001-%s: at least 100x faster than eu-stack" % b, m["eu"] / cs >= 100,
+                                "%.0fx" % (m["eu"] / cs)))
+        if big and mid:
+            pb = max(big["med"]["cs"], big["med"]["csjson"]) / big["threads"]
+            pm = max(mid["med"]["cs"], mid["med"]["csjson"]) / mid["threads"]
+            targets.append(("%s: time per thread flat from 1,001 to 10,001 threads" % b, pb <= 1.25 * pm,
+                            "%.1f µs -> %.1f µs" % (1e6 * pm, 1e6 * pb)))
+    for what, met, how in targets:
+        print("%-62s %s (%s)" % (what, "met" if met else "NOT MET", how))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
