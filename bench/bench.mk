@@ -6,6 +6,8 @@
 # The program is built like the test suite's fp and cfi variants (tests/tests.mk).
 
 BENCH_RUNS     ?= 3
+# /usr/bin/time gives each run's peak RSS; gdb and eu-stack (elfutils) are compared against
+DEB_PACKAGES   += time gdb elfutils python3
 BENCH_EU_BOUND ?= 60
 
 $(BUILD)/bench/manythreads-%: bench/manythreads.c tests/tests.mk bench/bench.mk

@@ -15,7 +15,7 @@ the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
 The table gives medians; the targets are checked from them at the end.  Exit status 0 when
 every core's frames matched, 1 otherwise.
 """
-import argparse, json, os, platform, resource, signal, statistics, subprocess, sys, threading, time
+import argparse, json, os, platform, resource, signal, statistics, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MKCORE = os.path.join(HERE, "..", "tests", "lib", "mkcore.py")
@@ -35,25 +35,31 @@ def make_core(progs, threads, build):
 
 
 def run(argv, bound=None):
-    """Runs ARGV with its output to /dev/null; returns (wall seconds, peak RSS KiB, status),
-    wall None when it was stopped at BOUND seconds."""
-    with open(os.devnull, "wb") as null:
+    """Runs ARGV with its output to /dev/null under /usr/bin/time; returns (wall seconds,
+    peak RSS KiB, CPU seconds), wall None when it was stopped at BOUND seconds.  The peak RSS
+    comes from /usr/bin/time because a child forked from this script inherits the script's
+    own peak (Linux keeps ru_maxrss across exec)."""
+    with open(os.devnull, "wb") as null, tempfile.NamedTemporaryFile("r") as tf:
         t0 = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=null, stderr=null, stdin=subprocess.DEVNULL)
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", tf.name] + argv,
+                             stdout=null, stderr=null, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
         timer = None
         killed = []
         if bound:
             def kill():
                 killed.append(1)
-                p.kill()
+                os.killpg(p.pid, signal.SIGKILL)
             timer = threading.Timer(bound, kill)
             timer.start()
-        _, status, ru = os.wait4(p.pid, 0)
+        p.wait()
         wall = time.perf_counter() - t0
-        p.returncode = status
         if timer:
             timer.cancel()
-    return (None if killed else wall), ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+        if killed:
+            return None, 0, 0
+        rss, user, system = tf.read().split("\n")[-2].split()
+    return wall, int(rss), float(user) + float(system)
 
 
 def corestack_frames(cs, core):
@@ -149,19 +155,22 @@ def main():
             "eu": ["eu-stack", "--core=" + core, "--executable=" + prog],
         }
         times = {k: [] for k in tools}
+        cpus = {k: [] for k in tools}
         rss = {k: 0 for k in tools}
         eu_over = False
         for r in range(a.runs):
             for k, argv in tools.items():
                 if k == "eu" and eu_over:
                     continue
-                wall, maxrss, _ = run(argv, a.eu_bound if k == "eu" else None)
+                wall, maxrss, cpu = run(argv, a.eu_bound if k == "eu" else None)
                 if wall is None:
                     eu_over = True
                     continue
                 times[k].append(wall)
+                cpus[k].append(cpu)
                 rss[k] = max(rss[k], maxrss)
         med = {k: statistics.median(v) if v else None for k, v in times.items()}
+        cpu = {k: statistics.median(v) if v else None for k, v in cpus.items()}
         row = dict(name=name, threads=int(threads), size=os.path.getsize(core) / 2**20,
                    frames=statistics.mean(counts), fmin=min(counts), fmax=max(counts),
                    med=med, rss={k: v / 1024 for k, v in rss.items()}, eu_over=eu_over)
@@ -170,6 +179,9 @@ def main():
               % (name, len(cs), fmt_t(med["cat"]), fmt_t(med["cs"]), fmt_t(med["csjson"]),
                  fmt_t(med["gdb"]), "> %.0f" % a.eu_bound if eu_over else fmt_t(med["eu"])),
               flush=True)
+        print("%s: CPU seconds (user+sys, median): cat %s, corestack %s / --json %s, gdb %s, eu-stack %s"
+              % (name, fmt_t(cpu["cat"]), fmt_t(cpu["cs"]), fmt_t(cpu["csjson"]), fmt_t(cpu["gdb"]),
+                 "-" if eu_over else fmt_t(cpu["eu"])), flush=True)
 
     print()
     print("| core | MiB | frames/thread | cat | corestack | corestack --json | gdb | eu-stack"
@@ -218,6 +230,7 @@ def main():
                             "%.1f µs -> %.1f µs" % (1e6 * pm, 1e6 * pb)))
     for what, met, how in targets:
         print("%-62s %s (%s)" % (what, "met" if met else "NOT MET", how))
+    print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
     return 0 if ok else 1
 
 
