@@ -76,4 +76,19 @@ struct json_object *bt_json_process(const struct bt_process *p);
 void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t);
 void bt_json_print(FILE *out, struct json_object *doc);
 
+/* The same document written as it grows, each thread as soon as it is walked (a core of
+ * thousands of threads is never held whole): DOC's members before "threads" are written when
+ * its first thread comes, then each thread (bt_json_stream_thread; DOC's "threads" array
+ * stays empty), then bt_json_stream_end writes the members after "threads" (modules,
+ * signature, groups) and frees DOC.
+ * Every value is serialised by json-c; only the braces around them are written here. */
+struct bt_json_stream {
+	FILE *out;
+	bool begun;
+	size_t nthreads;
+	size_t head_members;     /* members of DOC before "threads", written at the start */
+};
+void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, const struct bt_thread *t);
+void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc);
+
 #endif

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <json.h>
 #include <stdio.h>
+#include <string.h>
 
 #define SCHEMA_VERSION 1
 
@@ -42,11 +43,8 @@ struct json_object *bt_json_process(const struct bt_process *p)
 	return o;
 }
 
-void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
+static struct json_object *thread_object(const struct bt_thread *t)
 {
-	struct json_object *threads;
-	if (!json_object_object_get_ex(doc, "threads", &threads))
-		return;
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "tid", json_object_new_int(t->tid));
 	json_object_object_add(o, "crashed", json_object_new_boolean(t->crashed));
@@ -76,7 +74,71 @@ void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
 		json_object_array_add(frames, f);
 	}
 	json_object_object_add(o, "frames", frames);
-	json_object_array_add(threads, o);
+	return o;
+}
+
+void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
+{
+	struct json_object *threads;
+	if (json_object_object_get_ex(doc, "threads", &threads))
+		json_object_array_add(threads, thread_object(t));
+}
+
+#define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* The members of DOC before "threads" are written with the document's opening brace; the
+ * ones after it (modules, signature, groups) after the threads array, so that the members
+ * come in the order of the document written whole. */
+static void stream_begin(struct bt_json_stream *s, struct json_object *doc)
+{
+	struct json_object *first = json_object_new_object();
+	s->head_members = 0;
+	json_object_object_foreach(doc, key, val) {
+		if (strcmp(key, "threads") == 0)
+			break;
+		json_object_object_add(first, key, json_object_get(val));
+		s->head_members++;
+	}
+	const char *head = json_object_to_json_string_ext(first, JSON_FLAGS);
+	size_t n = strlen(head);
+	while (n > 0 && (head[n - 1] == ' ' || head[n - 1] == '\n'))
+		n--;
+	if (n > 0 && head[n - 1] == '}')
+		n--;                         /* open the object again: drop its closing brace */
+	while (n > 0 && (head[n - 1] == ' ' || head[n - 1] == '\n'))
+		n--;
+	fwrite(head, 1, n, s->out);
+	fputs(n > 1 ? ",\n  \"threads\":[" : "\"threads\":[", s->out);
+	json_object_put(first);
+	s->begun = true;
+}
+
+void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, const struct bt_thread *t)
+{
+	if (!s->begun)
+		stream_begin(s, doc);
+	struct json_object *o = thread_object(t);
+	fputs(s->nthreads++ ? ",\n" : "\n", s->out);
+	fputs(json_object_to_json_string_ext(o, JSON_FLAGS), s->out);
+	json_object_put(o);
+}
+
+void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc)
+{
+	if (!s->begun)
+		stream_begin(s, doc);
+	fputs(s->nthreads ? "\n  ]" : "]", s->out);
+	size_t i = 0;
+	json_object_object_foreach(doc, key, val) {
+		if (i++ <= s->head_members || strcmp(key, "threads") == 0)
+			continue;                /* written first, or the threads written above */
+		struct json_object *k = json_object_new_string(key);
+		fprintf(s->out, ",\n  %s:%s", json_object_to_json_string_ext(k, JSON_FLAGS),
+			val ? json_object_to_json_string_ext(val, JSON_FLAGS) : "null");
+		json_object_put(k);
+	}
+	fputs("\n}\n", s->out);
+	json_object_put(doc);
 }
 
 void bt_json_print(FILE *out, struct json_object *doc)

@@ -206,7 +206,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		exit(EXIT_UNUSABLE);
 	}
 	if (doc) {
-		bt_json_add_thread(doc, &t);
+		tr_json_thread(tr, doc, &t);
 	} else if (now) {
 		bt_print_thread_text(stdout, &t, &o->bt);
 		fflush(stdout);          /* each thread as soon as it is walked */

@@ -50,6 +50,8 @@ bool tr_quiet(const struct triage *tr)
 void tr_core_begin(struct triage *tr, int i, const char *path)
 {
 	tr->index = i;
+	tr->streaming = tr->json && !tr->o->json_lines && !tr->array && !tr->o->summary;
+	tr->stream = (struct bt_json_stream){ .out = tr->out };
 	if (tr->progress) {
 		fprintf(stderr, "\033[K[%d/%d] %s\r", i + 1, tr->ncores, path);
 		fflush(stderr);
@@ -258,6 +260,16 @@ nomem:
 	exit(2);
 }
 
+void tr_json_thread(struct triage *tr, struct json_object *doc, const struct bt_thread *t)
+{
+	if (tr->streaming) {
+		bt_json_stream_thread(&tr->stream, doc, t);
+		fflush(tr->out);
+	} else {
+		bt_json_add_thread(doc, t);
+	}
+}
+
 void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, const struct bt_options *bo)
 {
 	if (doc) {
@@ -265,7 +277,10 @@ void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, 
 			json_object_object_add(doc, "signature", sig_json(&tr->sig));
 		if (tr->o->group)
 			json_object_object_add(doc, "groups", groups_json(tr));
-		if (tr->o->summary)
+		if (tr->streaming) {
+			bt_json_stream_end(&tr->stream, doc);
+			tr->emitted++;
+		} else if (tr->o->summary)
 			json_object_put(doc);
 		else
 			print_json(tr, doc);

@@ -92,6 +92,16 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f[
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["threads"][0]; sys.exit(not (len(t["frames"])==1 and "limit" in t["stop_reason"]))' "$W/n.json" && [ $rc = 1 ] \
 	&& pass frame-limit || fail frame-limit "exit $rc"
 
+# --json is written thread by thread; the document equals --json-lines' (written whole),
+# with and without the members added after the threads (--group)
+for g in "" --group; do
+	"$CS" --json $g -e "$W/moved" "$core" > "$W/s.json" 2>/dev/null
+	"$CS" --json-lines $g -e "$W/moved" "$core" > "$W/w.json" 2>/dev/null
+	python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+sys.exit(not (a == b and list(a) == list(b) and len(a["threads"]) >= 1 and "signature" in a))' "$W/s.json" "$W/w.json" \
+		&& pass "json-streamed${g:+-group}" || fail "json-streamed${g:+-group}" "$(head -c 300 "$W/s.json")"
+done
+
 # --help, --version, usage
 "$CS" --help | grep -q -- '--sysroot' && pass help || fail help "no --sysroot in --help"
 "$CS" --version | grep -q '^corestack ' && pass version || fail version "bad --version"
