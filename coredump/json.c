@@ -11,9 +11,13 @@
 
 static struct json_object *hex(uint64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-	return json_object_new_string(buf);
+	char buf[24], *p = buf + sizeof buf;    /* "0x" and up to 16 digits, written backwards */
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	return json_object_new_string_len(p, (int)(buf + sizeof buf - p));
 }
 
 static struct json_object *str_or_null(const char *s)
@@ -43,37 +47,44 @@ struct json_object *bt_json_process(const struct bt_process *p)
 	return o;
 }
 
+/* Adds a member whose name is a string literal, new to O: json-c neither copies the name
+ * nor looks for an earlier member of that name (per frame, that was most of the cost). */
+static void add(struct json_object *o, const char *key, struct json_object *val)
+{
+	json_object_object_add_ex(o, key, val, JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
 static struct json_object *thread_object(const struct bt_thread *t)
 {
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "tid", json_object_new_int(t->tid));
-	json_object_object_add(o, "crashed", json_object_new_boolean(t->crashed));
-	json_object_object_add(o, "stop_reason", json_object_new_string(t->stop));
-	json_object_object_add(o, "complete", json_object_new_boolean(t->rc == 0));
+	add(o, "tid", json_object_new_int(t->tid));
+	add(o, "crashed", json_object_new_boolean(t->crashed));
+	add(o, "stop_reason", json_object_new_string(t->stop));
+	add(o, "complete", json_object_new_boolean(t->rc == 0));
 	struct json_object *frames = json_object_new_array();
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bt_frame *b = &t->frames[i];
 		const struct cst_location *l = &b->loc;
 		struct json_object *f = json_object_new_object();
-		json_object_object_add(f, "index", json_object_new_int((int)b->number));
-		json_object_object_add(f, "pc", hex(b->f.pc));
-		json_object_object_add(f, "function", str_or_null(l->function));
-		json_object_object_add(f, "offset", l->function ? json_object_new_int64((int64_t)l->offset) : NULL);
-		json_object_object_add(f, "module", str_or_null(l->module));
-		json_object_object_add(f, "module_offset", l->module ? hex(b->f.pc - l->module_base) : NULL);
-		json_object_object_add(f, "build_id", l->build_id[0] ? json_object_new_string(l->build_id) : NULL);
-		json_object_object_add(f, "build_id_mismatch", json_object_new_boolean(l->mismatch));
-		json_object_object_add(f, "file", str_or_null(l->file));
-		json_object_object_add(f, "line", l->line ? json_object_new_int(l->line) : NULL);
-		json_object_object_add(f, "inlined", json_object_new_boolean(b->inlined));
-		json_object_object_add(f, "found_by", json_object_new_string(cst_found_by_token(b->f.found_by)));
-		json_object_object_add(f, "marker", str_or_null(cst_marker_name(b->f.marker)));
-		json_object_object_add(f, "cfa", b->f.cfa ? hex(b->f.cfa) : NULL);
-		json_object_object_add(f, "note", b->f.note[0] ? json_object_new_string(b->f.note) : NULL);
-		json_object_object_add(f, "jit_map", str_or_null(b->jit_map));
+		add(f, "index", json_object_new_int((int)b->number));
+		add(f, "pc", hex(b->f.pc));
+		add(f, "function", str_or_null(l->function));
+		add(f, "offset", l->function ? json_object_new_int64((int64_t)l->offset) : NULL);
+		add(f, "module", str_or_null(l->module));
+		add(f, "module_offset", l->module ? hex(b->f.pc - l->module_base) : NULL);
+		add(f, "build_id", l->build_id[0] ? json_object_new_string(l->build_id) : NULL);
+		add(f, "build_id_mismatch", json_object_new_boolean(l->mismatch));
+		add(f, "file", str_or_null(l->file));
+		add(f, "line", l->line ? json_object_new_int(l->line) : NULL);
+		add(f, "inlined", json_object_new_boolean(b->inlined));
+		add(f, "found_by", json_object_new_string(cst_found_by_token(b->f.found_by)));
+		add(f, "marker", str_or_null(cst_marker_name(b->f.marker)));
+		add(f, "cfa", b->f.cfa ? hex(b->f.cfa) : NULL);
+		add(f, "note", b->f.note[0] ? json_object_new_string(b->f.note) : NULL);
+		add(f, "jit_map", str_or_null(b->jit_map));
 		json_object_array_add(frames, f);
 	}
-	json_object_object_add(o, "frames", frames);
+	add(o, "frames", frames);
 	return o;
 }
 
@@ -85,6 +96,7 @@ void bt_json_add_thread(struct json_object *doc, const struct bt_thread *t)
 }
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define JSON_THREAD_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* The members of DOC before "threads" are written with the document's opening brace; the
  * ones after it (modules, signature, groups) after the threads array, so that the members
@@ -119,7 +131,7 @@ void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, co
 		stream_begin(s, doc);
 	struct json_object *o = thread_object(t);
 	fputs(s->nthreads++ ? ",\n" : "\n", s->out);
-	fputs(json_object_to_json_string_ext(o, JSON_FLAGS), s->out);
+	fputs(json_object_to_json_string_ext(o, JSON_THREAD_FLAGS), s->out);
 	json_object_put(o);
 }
 
