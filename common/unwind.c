@@ -464,6 +464,9 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	}
 	if (u->cur_is_context && !fp_record)
 		c.marker = CST_MARK_RECOVERED_CALLER;
+	/* the callee's CFA is known now; the caller's own only when its caller is found */
+	c.callee_cfa = f->cfa;
+	c.cfa = 0;
 	struct cst_func caller;
 	int caller_state = cst_unwind_func(u, c.lookup_pc, &caller) == 0 ? 1 : -1;
 	find_lost_tail_calls(u, f, cur_func(u), &c, caller_state > 0 ? &caller : NULL, skipped);

@@ -80,7 +80,12 @@ struct cst_frame {
 	uint64_t pc;             /* resume address (return address for callers) */
 	uint64_t lookup_pc;      /* address for symbol and CFI lookup: pc - 1 for callers */
 	uint64_t sp;             /* stack pointer in this frame; 0 when unknown */
-	uint64_t cfa;            /* canonical frame address, 0 until the frame is unwound */
+	uint64_t cfa;            /* canonical frame address, 0 until the frame is unwound: it is
+				  * found with the frame's caller, after the frame was handed out,
+				  * so a handed-out frame has 0 here; see callee_cfa */
+	uint64_t callee_cfa;     /* the CFA of the frame this one was unwound from (the next real
+				  * frame inward), found in the same step; 0 for the innermost
+				  * frame and for inserted (lost tail call) frames */
 	enum cst_found_by found_by;
 	enum cst_marker marker;
 	bool signal_frame;       /* the frame of a signal trampoline (its caller was interrupted) */

@@ -24,7 +24,15 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 	struct cst_frame f;
 	struct cst_inline chain[16];
 	unsigned number = 0;
+	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
 	while ((rc = cst_unwind_next(&u, &f)) > 0) {
+		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
+		 * for the frame and the functions inlined into it (a lost tail call has none) */
+		bool real = f.found_by != CST_FOUND_TAIL_CALL;
+		if (real && f.callee_cfa)
+			for (size_t k = real_start; k < real_end; k++)
+				t->frames[k].f.cfa = f.callee_cfa;
+		f.cfa = 0;
 		int ninl = env->syms ? cst_symbols_inlines(env->syms, f.lookup_pc, chain, 16) : 0;
 		if (t->n + (size_t)ninl + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
@@ -65,6 +73,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		b->inlined = false;
 		b->number = number++;
 		b->jit_map = jit;
+		if (real) {
+			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
+			real_end = t->n;
+		}
 	}
 	t->rc = rc;
 	snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));
