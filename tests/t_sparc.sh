@@ -2,7 +2,7 @@
 # tests/t_sparc.sh: corestack on the committed SPARC fixture cores (tests/sparc/fixtures/,
 # listed in tests/sparc/fixtures.list, made by `make fixtures`).  For each line: runs
 # `$BUILD/corestack --json --sysroot /usr/sparc64-linux-gnu -e BINARY NAME.core` through
-# tests/sparc/check_sparc.py and compares the frames with tests/sparc/expected/EXPECTED.
+# tests/lib/check_frames.py and compares the frames with tests/sparc/expected/EXPECTED.
 # Prints PASS/FAIL/SKIP lines (details of a failure indented) and always exits 0.
 # Needs no qemu and no cross compiler: only the sparc64 and 32-bit sparc C libraries
 # of the cross sysroot (Debian: libc6-sparc64-cross, libc6-sparc-sparc64-cross).
@@ -31,7 +31,7 @@ while read -r name binary expected rest; do
         echo "FAIL $test: $core or its binary is missing (make fixtures)"; continue
     fi
     # shellcheck disable=SC2086
-    if out=$(python3 $S/check_sparc.py --corestack "$BUILD/corestack" --sysroot "$SYSROOT" \
+    if out=$(python3 tests/lib/check_frames.py --corestack "$BUILD/corestack" --sysroot "$SYSROOT" \
             --exe "$S/fixtures/$binary" $opts "$S/expected/$expected" "$core" 2>&1); then
         echo "PASS $test"
     else

@@ -2,10 +2,10 @@
 """check_frames.py: compare one thread's backtrace from corestack with an
 expected-frames file.
 
-  check_frames.py [--corestack PATH] [--exe EXE]
+  check_frames.py [--corestack PATH] [--exe EXE] [--sysroot DIR] [--ignore-found-by]
                   [--thread N | --thread-with FUNC] EXPECTED CORE
 
-Runs `corestack --json [-e EXE] CORE` (PATH defaults to $CORESTACK, else
+Runs `corestack --json [--sysroot DIR] [-e EXE] CORE` (PATH defaults to $CORESTACK, else
 $BUILD/corestack, BUILD defaulting to build) and picks a thread: by default the one with
 "crashed": true, else the first; --thread N picks threads[N]; --thread-with
 FUNC picks the first thread that has a frame whose function matches the glob
@@ -18,6 +18,10 @@ EXPECTED has one line per frame, innermost first:
     ...                           any number (zero or more) of frames
     ? FUNCTION [marker]           an optional frame (zero or one), e.g. an
                                   inlined frame that may or may not be shown
+    FUNCTION [marker] {TOKEN}     found_by must be TOKEN (context, cfi,
+                                  register-window, return-register, tail-call, ...);
+                                  --ignore-found-by drops these checks (builds with
+                                  CFI, where the same chain is found from CFI)
     # comment, blank lines        ignored
 FUNCTION is an fnmatch glob on the JSON "function" field, except that "??"
 stands for a null (unknown) function.  A final "..." allows any further
@@ -30,7 +34,8 @@ import argparse, fnmatch, json, os, re, subprocess, sys
 MARKERS = ("recovered caller", "lost tail call")
 
 
-def parse_expected(path):
+def parse_expected(path, ignore_found_by=False):
+    """Patterns (FUNCTION, MARKER, OPTIONAL, FOUND_BY or None); None for "..."."""
     pats = []
     for line in open(path):
         line = line.strip()
@@ -39,11 +44,12 @@ def parse_expected(path):
         if line == "...":
             pats.append(None)
             continue
-        m = re.match(r"^(\?\s+)?(\S+)(?:\s+\[(.*)\])?$", line)
+        m = re.match(r"^(\?\s+)?(\S+)(?:\s+\[(.*?)\])?(?:\s*\{([\w-]+)\})?$", line)
         if not m or (m.group(3) is not None and m.group(3) not in MARKERS):
             print("bad line in %s: %r" % (path, line))
             sys.exit(1)
-        pats.append((m.group(2), m.group(3), bool(m.group(1))))
+        pats.append((m.group(2), m.group(3), bool(m.group(1)),
+                     None if ignore_found_by else m.group(4)))
     return pats
 
 
@@ -54,7 +60,8 @@ def frame_matches(pat, frame):
         ok = name is None
     else:
         ok = name is not None and fnmatch.fnmatchcase(name, func)
-    return ok and frame.get("marker") == marker
+    return ok and frame.get("marker") == marker and \
+        (pat[3] is None or frame.get("found_by") == pat[3])
 
 
 def match(pats, frames):
@@ -80,12 +87,13 @@ def match(pats, frames):
 def render_pat(p):
     if p is None:
         return "..."
-    return ("? " if p[2] else "") + p[0] + (" [%s]" % p[1] if p[1] else "")
+    return ("? " if p[2] else "") + p[0] + (" [%s]" % p[1] if p[1] else "") + \
+        (" {%s}" % p[3] if p[3] else "")
 
 
 def render_frame(f):
     name = f.get("function") or "??"
-    s = name + (" [%s]" % f["marker"] if f.get("marker") else "")
+    s = name + (" [%s]" % f["marker"] if f.get("marker") else "") + " {%s}" % f.get("found_by")
     extra = "pc=%s %s%s" % (f.get("pc"), os.path.basename(f.get("module") or "?"),
                             " inlined" if f.get("inlined") else "")
     return "%-45s %s" % (s, extra)
@@ -116,14 +124,17 @@ def main():
     ap.add_argument("--corestack", default=os.environ.get("CORESTACK") or
                     os.path.join(os.environ.get("BUILD", "build"), "corestack"))
     ap.add_argument("--exe")
+    ap.add_argument("--sysroot")
+    ap.add_argument("--ignore-found-by", action="store_true")
     ap.add_argument("--thread", type=int)
     ap.add_argument("--thread-with")
     ap.add_argument("expected")
     ap.add_argument("core")
     args = ap.parse_args()
 
-    pats = parse_expected(args.expected)
-    cmd = [args.corestack, "--json"] + (["-e", args.exe] if args.exe else []) + [args.core]
+    pats = parse_expected(args.expected, args.ignore_found_by)
+    cmd = [args.corestack, "--json"] + (["--sysroot", args.sysroot] if args.sysroot else []) + \
+        (["-e", args.exe] if args.exe else []) + [args.core]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
