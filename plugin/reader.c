@@ -175,11 +175,8 @@ static int decide(const struct cst_regs *regs, struct claim *c)
 	uint64_t lookup = context ? pc : pc - 1;
 
 	/* Code with CFI: gdb's DWARF unwinder follows the same CFI and builds the same ids. */
-	Dwarf_Frame *row = cst_symbols_cfi(env->syms, lookup, NULL);
-	if (row) {
-		free(row);
+	if (cst_symbols_cfi_cached(env->syms, lookup, NULL))
 		return -1;
-	}
 	struct cst_unwind u;
 	if ((context ? cst_unwind_start(&u, env, regs) : cst_unwind_start_caller(&u, env, regs)) < 0)
 		return -1;
