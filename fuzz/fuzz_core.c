@@ -27,12 +27,8 @@ static void read_some(struct cst_target *t, uint64_t addr)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
-	if (cst_fuzz_memfile(data, size, path, sizeof path) < 0)
-		return 0;
-	char err[256];
-	struct cst_core *c;
-	if (cst_core_open(path, NULL, &c, err, sizeof err) < 0)
+	struct cst_core *c = cst_fuzz_open_core(data, size);
+	if (!c)
 		return 0;
 	const struct cst_arch *a = cst_core_arch(c);
 	struct cst_target *t = cst_core_target(c);

@@ -14,13 +14,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
-	if (cst_fuzz_memfile(data, size, path, sizeof path) < 0)
+	struct cst_core *c = cst_fuzz_open_core(data, size);
+	if (!c)
 		return 0;
 	char err[256];
-	struct cst_core *c;
-	if (cst_core_open(path, NULL, &c, err, sizeof err) < 0)
-		return 0;
 	struct cst_symbols *syms = NULL;
 	if (cst_symbols_open_core(&syms, c, err, sizeof err) < 0)
 		syms = NULL;

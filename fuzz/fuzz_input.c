@@ -1,11 +1,12 @@
 /* Helpers shared by the fuzz harnesses.  See fuzz_input.h. */
 #include "fuzz_input.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-int cst_fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
+static int memfile(const uint8_t *data, size_t size, char *path, size_t len)
 {
 	static int fd = -1;
 	if (fd < 0) {
@@ -24,6 +25,15 @@ int cst_fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len)
 	}
 	snprintf(path, len, "/proc/self/fd/%d", fd);
 	return 0;
+}
+
+struct cst_core *cst_fuzz_open_core(const uint8_t *data, size_t size)
+{
+	char path[64], err[256];
+	struct cst_core *c;
+	if (memfile(data, size, path, sizeof path) < 0 || cst_core_open(path, NULL, &c, err, sizeof err) < 0)
+		return NULL;
+	return c;
 }
 
 static uint64_t take(struct cst_fuzz_in *in, unsigned n)

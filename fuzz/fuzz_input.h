@@ -9,10 +9,12 @@
 /* The harness entry point (libFuzzer's name), called by libFuzzer or by fuzz/replay.c. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Replaces the contents of a process-wide memory file (memfd_create, created on first use)
- * with the SIZE bytes at DATA and stores a path that opens it ("/proc/self/fd/N") in PATH
- * (LEN bytes).  Returns 0, or -1 when the file cannot be created or written. */
-int cst_fuzz_memfile(const uint8_t *data, size_t size, char *path, size_t len);
+/* Opens the SIZE bytes at DATA as a core file, by path through cst_core_open as the CLI
+ * opens one: they replace the contents of a process-wide memory file (memfd_create, made on
+ * first use), opened as "/proc/self/fd/N".  Returns the core, or NULL when the memory file
+ * cannot be written or cst_core_open refuses the input. */
+struct cst_core;
+struct cst_core *cst_fuzz_open_core(const uint8_t *data, size_t size);
 
 /* A cursor over the fuzz input: fields are taken in order; past the end they read as 0. */
 struct cst_fuzz_in {
