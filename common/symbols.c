@@ -210,11 +210,14 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return fd;
 }
 
-static struct cst_symbols *new_symbols(void)
+/* A new symbols object whose module files are found by FIND_ELF, with its libdwfl session
+ * begun (s->dwfl is NULL when libdwfl could not start); NULL when memory ran out. */
+static struct cst_symbols *new_symbols(__typeof__(((Dwfl_Callbacks *)0)->find_elf) find_elf)
 {
 	struct cst_symbols *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
+	s->callbacks.find_elf = find_elf;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->debuginfo_path = cst_debugdirs_path();
@@ -224,6 +227,7 @@ static struct cst_symbols *new_symbols(void)
 	s->locate_memo = cst_memo_new(sizeof(struct locate_memo), MEMO_MAX_ENTRIES);
 	s->inline_memo = cst_memo_new(sizeof(struct inline_memo), MEMO_MAX_ENTRIES / 4);
 	s->cfi_memo = cst_memo_new(sizeof(struct cfi_memo), MEMO_MAX_ENTRIES / 4);
+	s->dwfl = dwfl_begin(&s->callbacks);
 	return s;
 }
 
@@ -350,14 +354,12 @@ static int report_nt_file(struct cst_symbols *s)
 
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols();
+	struct cst_symbols *s = new_symbols(core_find_elf);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -CST_E_NOMEM;
 	}
 	s->core = c;
-	s->callbacks.find_elf = core_find_elf;
-	s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl)
 		goto bad;
 	current = s;
@@ -376,21 +378,13 @@ bad:
 	return -CST_E_DWFL;
 }
 
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols();
+	struct cst_symbols *s = new_symbols(dwfl_linux_proc_find_elf);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -CST_E_NOMEM;
 	}
-	s->callbacks = proc_callbacks;
-	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl)
 		goto bad;
 	dwfl_report_begin(s->dwfl);
@@ -405,23 +399,14 @@ bad:
 	return -CST_E_DWFL;
 }
 
-static const Dwfl_Callbacks files_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
 int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,
 			   const uint64_t *biases, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols();
+	struct cst_symbols *s = new_symbols(dwfl_build_id_find_elf);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -CST_E_NOMEM;
 	}
-	s->callbacks = files_callbacks;
-	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	s->dwfl = dwfl_begin(&s->callbacks);
 	if (!s->dwfl)
 		goto bad;
 	dwfl_report_begin(s->dwfl);
