@@ -33,7 +33,11 @@ int shell_error(struct shell *sh, const char *fmt, ...)
 
 struct bt_thread *shell_thread(struct shell *sh)
 {
-	size_t i = sh->cur_thread;
+	return shell_thread_at(sh, sh->cur_thread);
+}
+
+struct bt_thread *shell_thread_at(struct shell *sh, size_t i)
+{
 	if (!sh->walked[i]) {
 		const struct cst_core_thread *t = cst_core_thread(sh->core, i);
 		const struct cst_core_signal *sig = cst_core_signal(sh->core);

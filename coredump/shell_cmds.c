@@ -75,10 +75,7 @@ int cmd_bt(struct shell *sh, const char *args)
 
 static void thread_line(struct shell *sh, size_t i)
 {
-	size_t keep = sh->cur_thread;
-	sh->cur_thread = i;
-	const struct bt_thread *t = shell_thread(sh);
-	sh->cur_thread = keep;
+	const struct bt_thread *t = shell_thread_at(sh, i);
 	fprintf(sh->out, "%c %-4zu %-8d ", i == sh->cur_thread ? '*' : ' ', i + 1, t->tid);
 	if (t->crashed)
 		fprintf(sh->out, "(crashed: %s) ", bt_signal_name(t->cursig));
@@ -385,10 +382,7 @@ int cmd_signature(struct shell *sh, const char *args)
 		return shell_error(sh, "signature takes no arguments");
 	if (sh->nthreads == 0)
 		return shell_error(sh, "No threads.");
-	size_t keep = sh->cur_thread;
-	sh->cur_thread = 0;
-	const struct bt_thread *t = shell_thread(sh);
-	sh->cur_thread = keep;
+	const struct bt_thread *t = shell_thread_at(sh, 0);
 	struct bt_signature s;
 	if (sig_make(t, sh->sig, &s) < 0)
 		return shell_error(sh, "out of memory");

@@ -43,6 +43,8 @@ int shell_error(struct shell *sh, const char *fmt, ...) __attribute__((format(pr
 
 /* The current thread, walked; never NULL. */
 struct bt_thread *shell_thread(struct shell *sh);
+/* Thread I (an index into the core's threads, below sh->nthreads), walked; never NULL. */
+struct bt_thread *shell_thread_at(struct shell *sh, size_t i);
 /* The selected frame of the current thread, or NULL when the walk found none. */
 const struct bt_frame *shell_frame(struct shell *sh);
 
