@@ -251,21 +251,8 @@ static int run_core(const struct options *o, struct triage *tr)
 
 	bt_signal_arch(cst_core_arch(core));
 	const struct cst_core_signal *sig = cst_core_signal(core);
-	const struct cst_core_thread *first = cst_core_thread(core, 0);
-	struct bt_process p = {
-		.core = o->core, .executable = cst_core_executable(core), .arch = cst_core_arch(core)->name,
-		.pid = cst_core_pid(core), .fname = cst_core_fname(core), .psargs = cst_core_psargs(core),
-	};
-	if (sig->present) {
-		p.has_signal = true;
-		p.signo = sig->signo;
-		p.code = sig->code;
-		p.has_addr = sig->has_addr;
-		p.addr = sig->addr;
-	} else if (first->cursig) {
-		p.has_signal = true;
-		p.signo = first->cursig;
-	}
+	struct bt_process p;
+	bt_process_from_core(&p, core, o->core);
 	struct cst_unwind_env env = {
 		.arch = cst_core_arch(core), .target = cst_core_target(core), .syms = syms,
 		.max_frames = o->max_frames,
