@@ -6,7 +6,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <json.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,16 +193,15 @@ static bool is_outer(const struct bt_frame *b)
 
 static void hash_text(const char *text, char out[SIG_HASH_LEN + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	uint8_t md[SHA256_DIGEST_SIZE];
 	static const char hexd[] = "0123456789abcdef";
-	if (!EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL) || mdlen * 2 < SIG_HASH_LEN) {
-		memset(out, '0', SIG_HASH_LEN);   /* a libcrypto failure: never seen in practice */
-	} else {
-		for (int i = 0; i < SIG_HASH_LEN / 2; i++) {
-			out[2 * i] = hexd[md[i] >> 4];
-			out[2 * i + 1] = hexd[md[i] & 15];
-		}
+	struct sha256_ctx ctx;
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(text), (const uint8_t *)text);
+	sha256_digest(&ctx, sizeof md, md);
+	for (int i = 0; i < SIG_HASH_LEN / 2; i++) {
+		out[2 * i] = hexd[md[i] >> 4];
+		out[2 * i + 1] = hexd[md[i] & 15];
 	}
 	out[SIG_HASH_LEN] = 0;
 }
