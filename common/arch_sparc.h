@@ -5,7 +5,8 @@
  * DWARF register numbers (SPARC psABI, "DWARF Register Number Mapping"; the same in gcc's
  * sparc.h and libdw's sparc backend): 0-7 %g0-%g7, 8-15 %o0-%o7 (14 = %sp), 16-23 %l0-%l7,
  * 24-31 %i0-%i7 (30 = %fp, 31 = %i7).  The pc has no DWARF number (libdw keeps it apart);
- * corestack keeps it in slot 103, the first one past libdw's 103 SPARC frame registers.
+ * corestack keeps it in slot 32, the first one past the registers it unwinds (DWARF 32
+ * would be %f0: floating-point registers are never unwound, so the slot is free).
  *
  * A register window, as the kernel flushes it before dumping (and as every save area on
  * the stack holds it): 16 words at %sp (+ 2047, the V9 stack bias, when %sp is odd):
@@ -28,7 +29,7 @@
 enum {
 	SPARC_G0 = 0, SPARC_G1 = 1, SPARC_O0 = 8, SPARC_SP = 14, SPARC_O7 = 15,
 	SPARC_L0 = 16, SPARC_I0 = 24, SPARC_FP = 30, SPARC_I7 = 31,
-	SPARC_PC = 103,
+	SPARC_PC = 32,
 	SPARC_NREGS = 32,
 };
 

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CST_NREGS 128   /* DWARF numbers 0..127: covers x86-64 (0-16) and SPARC (0-31, pc 80-ish) */
+/* Slots 0..63: DWARF numbers 0-16 on x86-64 (x86-64 psABI 3.6.2, Figure 3.36), 0-31 on SPARC
+ * (the pc in slot 32, arch_sparc.h).  Kept small: every frame a walk hands out carries one. */
+#define CST_NREGS 64
 
 struct cst_regs {
 	uint64_t val[CST_NREGS];
