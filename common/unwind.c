@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define DEFAULT_MAX_FRAMES 1024
@@ -37,12 +38,38 @@ void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr)
 	snprintf(u->stop_detail, sizeof u->stop_detail, "cannot read memory at 0x%" PRIx64, addr);
 }
 
+/* Clears F as a new frame: the fields, no valid register and no register origin (the values
+ * behind the valid bits are left as they are: the frame is large and a walk clears one per
+ * step). */
+static void frame_reset(struct cst_frame *f)
+{
+	memset(f, 0, offsetof(struct cst_frame, regs));
+	cst_regs_clear(&f->regs);
+	memset(f->origin.how, 0, sizeof f->origin.how);
+	f->origin.callee_cfa = 0;
+}
+
+static struct cst_frame *cur_frame(struct cst_unwind *u)
+{
+	return &u->slot[u->cur];
+}
+
 int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs)
 {
-	memset(u, 0, sizeof *u);
+	/* field by field: the cursor's queue of frames needs no clearing */
 	u->env = env;
+	u->cur = 0;
+	u->cur_fn_state = 0;
+	u->cur_is_context = false;
+	u->qhead = u->qlen = 0;
+	u->nframes = 0;
+	u->started = false;
+	u->stop = CST_STOP_NONE;
+	u->stop_detail[0] = 0;
+	memset(&u->step_origin, 0, sizeof u->step_origin);
 	const struct cst_arch *a = env->arch;
-	struct cst_frame *f = &u->cur;
+	struct cst_frame *f = cur_frame(u);
+	frame_reset(f);
 	f->regs = *regs;
 	if (!cst_reg_get(regs, a->pc_reg, &f->pc) || !cst_reg_get(regs, a->sp_reg, &f->sp))
 		return -CST_E_INVAL;
@@ -60,9 +87,10 @@ int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, co
 	int rc = cst_unwind_start(u, env, regs);
 	if (rc < 0)
 		return rc;
-	if (u->cur.pc == 0)
+	struct cst_frame *f = cur_frame(u);
+	if (f->pc == 0)
 		return -CST_E_INVAL;
-	u->cur.lookup_pc = u->cur.pc - 1;
+	f->lookup_pc = f->pc - 1;
 	u->cur_is_context = false;
 	return 0;
 }
@@ -112,7 +140,7 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 static const struct cst_func *cur_func(struct cst_unwind *u)
 {
 	if (u->cur_fn_state == 0)
-		u->cur_fn_state = cst_unwind_func(u, u->cur.lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
+		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
 	return u->cur_fn_state > 0 ? &u->cur_fn : NULL;
 }
 
@@ -158,7 +186,7 @@ static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_fra
 	const struct cst_arch *a = u->env->arch;
 	*fp_record = true;
 	*caller_skipped = false;
-	memset(c, 0, sizeof *c);
+	frame_reset(c);
 
 	/* 0. leaf context, from the instructions (SPARC) */
 	if (a->leaf_step && u->cur_is_context) {
@@ -328,7 +356,7 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
 	struct cst_frame s;
-	memset(&s, 0, sizeof s);
+	frame_reset(&s);
 	s.found_by = CST_FOUND_TAIL_CALL;
 	s.marker = CST_MARK_LOST_TAIL_CALL;
 	s.sp = f->cfa;
@@ -407,18 +435,19 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return finish(u);
 	if (!u->started) {
 		u->started = true;
-		queue_push(u, &u->cur);
-		return hand_out(u, out);
+		*out = *cur_frame(u);
+		out->index = u->nframes++;
+		return 1;
 	}
 	if (u->nframes >= max)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
-	struct cst_frame *f = &u->cur, c;
+	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
 	bool fp_record, skipped;
 	u->stop_detail[0] = 0;
 	if (outermost_function(u))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = find_caller(u, f, &c, &fp_record, &skipped);
+	int rc = find_caller(u, f, c, &fp_record, &skipped);
 	if (rc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	if (rc < 0) {
@@ -428,54 +457,59 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			return stop(u, CST_STOP_READ, rc, NULL);
 		return stop(u, CST_STOP_NO_RULE, rc, "no unwind rule for pc 0x%" PRIx64, f->pc);
 	}
-	cst_reg_get(&c.regs, a->pc_reg, &c.pc);
-	cst_reg_get(&c.regs, a->sp_reg, &c.sp);
+	cst_reg_get(&c->regs, a->pc_reg, &c->pc);
+	cst_reg_get(&c->regs, a->sp_reg, &c->sp);
 	/* The stack check comes first: a zero return address read from a frame below the
 	 * callee's is garbage, not the outermost frame.  A caller in the same register window
 	 * (SPARC leaf context) keeps the callee's %sp. */
-	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c.sp == f->sp;
-	if (c.sp <= f->sp && !f->signal_frame && !same_window)
+	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c->sp == f->sp;
+	if (c->sp <= f->sp && !f->signal_frame && !same_window)
 		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
-			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c.sp, f->sp);
-	if (c.pc == 0)
+			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
+	if (c->pc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c.pc) &&
-	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c.pc - 1, NULL)))
+	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c->pc) &&
+	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c->pc - 1, NULL)))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
-			    "return address 0x%" PRIx64 " is outside every module", c.pc);
+			    "return address 0x%" PRIx64 " is outside every module", c->pc);
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
-	c.lookup_pc = f->signal_frame ? c.pc : a->ra_offset ? c.pc - a->ra_offset : c.pc - 1;
-	if (a->signal_frame && a->signal_frame(u, c.pc)) {
-		c.signal_frame = true;
-		c.lookup_pc = c.pc;
+	c->lookup_pc = f->signal_frame ? c->pc : a->ra_offset ? c->pc - a->ra_offset : c->pc - 1;
+	if (a->signal_frame && a->signal_frame(u, c->pc)) {
+		c->signal_frame = true;
+		c->lookup_pc = c->pc;
 	}
 	uint64_t bias;
-	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, c.pc, &bias) : NULL;
+	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, c->pc, &bias) : NULL;
 	if (crow) {
 		Dwarf_Addr s, e;
 		bool sig = false;
 		dwarf_frame_info(crow, &s, &e, &sig);
 		if (sig) {
-			c.signal_frame = true;
-			c.lookup_pc = c.pc;
+			c->signal_frame = true;
+			c->lookup_pc = c->pc;
 		}
 	}
 	if (u->cur_is_context && !fp_record)
-		c.marker = CST_MARK_RECOVERED_CALLER;
+		c->marker = CST_MARK_RECOVERED_CALLER;
 	/* the callee's CFA is known now; the caller's own only when its caller is found */
-	c.callee_cfa = f->cfa;
-	c.cfa = 0;
+	c->callee_cfa = f->cfa;
+	c->cfa = 0;
 	struct cst_func caller;
-	int caller_state = cst_unwind_func(u, c.lookup_pc, &caller) == 0 ? 1 : -1;
-	find_lost_tail_calls(u, f, cur_func(u), &c, caller_state > 0 ? &caller : NULL, skipped);
+	int caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
+	find_lost_tail_calls(u, f, cur_func(u), c, caller_state > 0 ? &caller : NULL, skipped);
 	bool interrupted = f->signal_frame;
-	u->cur = c;
+	u->cur = !u->cur;              /* C is the current frame now */
 	u->cur_fn = caller;
 	u->cur_fn_state = caller_state;
 	u->cur_is_context = interrupted;
-	queue_push(u, &c);
+	if (u->qlen == 0) {
+		*out = *c;
+		out->index = u->nframes++;
+		return 1;
+	}
+	queue_push(u, c);
 	return hand_out(u, out);
 }
 

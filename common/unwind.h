@@ -120,7 +120,9 @@ struct cst_unwind_env {
 
 struct cst_unwind {
 	struct cst_unwind_env *env;
-	struct cst_frame cur;     /* the last real frame found */
+	struct cst_frame slot[2]; /* the last real frame found (slot[cur]) and the one its caller
+				   * is built in: a step swaps them instead of copying */
+	int cur;
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, -1 no function known */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
