@@ -12,9 +12,8 @@
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t)
 {
 	struct cst_unwind u;
-	t->frames = NULL;
 	t->n = 0;
-	size_t cap = 0;
+	size_t cap = t->frames ? t->cap : 0;
 	int rc = cst_unwind_start(&u, env, regs);
 	if (rc < 0) {
 		t->rc = rc;
@@ -41,6 +40,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			if (!p)
 				return -CST_E_NOMEM;
 			t->frames = p;
+			t->cap = cap;
 		}
 		struct cst_location loc;
 		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
@@ -88,6 +88,7 @@ void bt_thread_free(struct bt_thread *t)
 	free(t->frames);
 	t->frames = NULL;
 	t->n = 0;
+	t->cap = 0;
 }
 
 static const struct cst_arch *signal_arch;

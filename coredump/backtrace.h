@@ -21,6 +21,7 @@ struct bt_thread {
 	int cursig;
 	struct bt_frame *frames;
 	size_t n;
+	size_t cap;              /* frames allocated: bt_walk reuses them for the next thread */
 	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early */
 	char stop[128];          /* stop reason */
 };

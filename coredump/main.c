@@ -190,12 +190,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Walks and prints one thread; returns 1 when its walk stopped early. */
-static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, int tid, bool crashed,
-		       int cursig, const struct options *o, struct json_object *doc, const char *what,
+/* Walks and prints one thread into T (whose frames the next thread reuses; T->tid, crashed
+ * and cursig set by the caller); returns 1 when its walk stopped early. */
+static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *tp,
+		       const struct options *o, struct json_object *doc, const char *what,
 		       struct triage *tr, bool first)
 {
-	struct bt_thread t = { .tid = tid, .crashed = crashed, .cursig = cursig };
+	struct bt_thread t = *tp;
 	if (bt_walk(env, regs, &t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
@@ -213,8 +214,8 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 	}
 	int partial = t.rc < 0;
 	if (partial)
-		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, tid, t.stop);
-	bt_thread_free(&t);
+		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, t.tid, t.stop);
+	*tp = t;
 	return partial;
 }
 
@@ -261,16 +262,19 @@ static int run_core(const struct options *o, struct triage *tr)
 	struct files_state fst = { 0 };
 	int partial = files_begin(&fst, &o->files, syms, core, p.pid, o->core, stdout, doc);
 	env.jit = fst.perfmap;
+	struct bt_thread bt = { 0 };
 	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		if (i > 0 && tr_quiet(tr))
 			break;      /* only the signature's thread is needed */
 		if (i % RELEASE_EVERY == RELEASE_EVERY - 1)
 			cst_core_release_pages(core);
-		partial |= emit_thread(&env, &t->regs, t->tid, t->crashed,
-				       t->crashed && sig->present ? sig->signo : t->cursig, o, doc, o->core,
-				       tr, i == 0);
+		bt.tid = t->tid;
+		bt.crashed = t->crashed;
+		bt.cursig = t->crashed && sig->present ? sig->signo : t->cursig;
+		partial |= emit_thread(&env, &t->regs, &bt, o, doc, o->core, tr, i == 0);
 	}
+	bt_thread_free(&bt);
 	tr_core_done(tr, o->core, doc, &o->bt);
 	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
 		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
@@ -315,10 +319,13 @@ static int run_live(const struct options *o, struct triage *tr)
 	char what[32];
 	snprintf(what, sizeof what, "process %d", o->pid);
 	int partial = 0;
+	struct bt_thread bt = { 0 };
 	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
 		const struct cst_live_thread *t = cst_live_thread(l, i);
-		partial |= emit_thread(&env, &t->regs, t->tid, false, 0, o, doc, what, tr, i == 0);
+		bt.tid = t->tid;
+		partial |= emit_thread(&env, &t->regs, &bt, o, doc, what, tr, i == 0);
 	}
+	bt_thread_free(&bt);
 	cst_live_detach(l);
 	tr_core_done(tr, what, doc, &o->bt);
 	cst_unwind_env_free(&env);
