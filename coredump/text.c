@@ -41,14 +41,23 @@ static const char *base(const char *path)
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
 {
 	const struct cst_location *l = &b->loc;
-	if (b->inlined)
-		fprintf(out, "#%-2u %18s    ", b->number, "");
-	else
-		fprintf(out, "#%-2u 0x%016" PRIx64 " in ", b->number, b->f.pc);
+	/* "#N  0x%016x in ", formatted by hand: a core of many threads prints a line per frame */
+	char head[64];
+	int n = snprintf(head, sizeof head, "#%-2u ", b->number);
+	if (b->inlined) {
+		memset(head + n, ' ', 22);
+	} else {
+		static const char hexd[] = "0123456789abcdef";
+		memcpy(head + n, "0x", 2);
+		for (int i = 0; i < 16; i++)
+			head[n + 2 + i] = hexd[(b->f.pc >> (60 - 4 * i)) & 15];
+		memcpy(head + n + 18, " in ", 4);
+	}
+	fwrite(head, 1, (size_t)n + 22, out);
 	if (o->color)
 		fputs(C_FUNC, out);
 	if (l->function)
-		fprintf(out, "%s", l->function);
+		fputs(l->function, out);
 	else if (l->module)
 		fprintf(out, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
 	else
@@ -58,8 +67,10 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 	fputs(" ()", out);
 	if (l->file)
 		fprintf(out, " at %s:%d", l->file, l->line);
-	else if (l->module)
-		fprintf(out, " from %s", l->module);
+	else if (l->module) {
+		fputs(" from ", out);
+		fputs(l->module, out);
+	}
 	else if (b->jit_map)
 		fprintf(out, " [JIT] from %s", b->jit_map);
 	if (l->mismatch)
