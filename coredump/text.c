@@ -38,47 +38,115 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* A frame's line is put together here and written with one fwrite: a core of many
+ * threads prints a line per frame, and stdio's per-call cost was most of the printing. */
+struct line {
+	FILE *out;
+	size_t n;
+	char b[512];
+};
+
+static void put(struct line *l, const char *s, size_t len)
+{
+	if (l->n + len > sizeof l->b) {
+		fwrite(l->b, 1, l->n, l->out);
+		l->n = 0;
+		if (len > sizeof l->b) {
+			fwrite(s, 1, len, l->out);
+			return;
+		}
+	}
+	memcpy(l->b + l->n, s, len);
+	l->n += len;
+}
+
+static void put_str(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+/* V in hex, at least WIDTH digits (zero-padded), without "0x" */
+static void put_hex(struct line *l, uint64_t v, int width)
+{
+	static const char hexd[] = "0123456789abcdef";
+	char d[16];
+	int n = 0;
+	do {
+		d[15 - n++] = hexd[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < width)
+		d[15 - n++] = '0';
+	put(l, d + 16 - n, (size_t)n);
+}
+
+static void put_dec(struct line *l, long long v)
+{
+	char d[24];
+	int n = 0;
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	do {
+		d[23 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[23 - n++] = '-';
+	put(l, d + 24 - n, (size_t)n);
+}
+
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
 {
-	const struct cst_location *l = &b->loc;
-	/* "#N  0x%016x in ", formatted by hand: a core of many threads prints a line per frame */
-	char head[64];
-	int n = snprintf(head, sizeof head, "#%-2u ", b->number);
+	const struct cst_location *loc = &b->loc;
+	struct line l = { .out = out };
+	/* "#%-2u " then the pc as "0x%016x in ", or blanks of that width for an inlined frame */
+	put(&l, "#", 1);
+	size_t start = l.n;
+	put_dec(&l, b->number);
+	if (l.n - start < 2)
+		put(&l, " ", 1);
 	if (b->inlined) {
-		memset(head + n, ' ', 22);
+		put(&l, "                       ", 23);
 	} else {
-		static const char hexd[] = "0123456789abcdef";
-		memcpy(head + n, "0x", 2);
-		for (int i = 0; i < 16; i++)
-			head[n + 2 + i] = hexd[(b->f.pc >> (60 - 4 * i)) & 15];
-		memcpy(head + n + 18, " in ", 4);
+		put(&l, " 0x", 3);
+		put_hex(&l, b->f.pc, 16);
+		put(&l, " in ", 4);
 	}
-	fwrite(head, 1, (size_t)n + 22, out);
 	if (o->color)
-		fputs(C_FUNC, out);
-	if (l->function)
-		fputs(l->function, out);
-	else if (l->module)
-		fprintf(out, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
-	else
-		fputs("??", out);
-	if (o->color)
-		fputs(C_RESET, out);
-	fputs(" ()", out);
-	if (l->file)
-		fprintf(out, " at %s:%d", l->file, l->line);
-	else if (l->module) {
-		fputs(" from ", out);
-		fputs(l->module, out);
+		put_str(&l, C_FUNC);
+	if (loc->function) {
+		put_str(&l, loc->function);
+	} else if (loc->module) {
+		put_str(&l, base(loc->module));
+		put(&l, "+0x", 3);
+		put_hex(&l, b->f.pc - loc->module_base, 1);
+	} else {
+		put(&l, "??", 2);
 	}
-	else if (b->jit_map)
-		fprintf(out, " [JIT] from %s", b->jit_map);
-	if (l->mismatch)
-		fputs(" (build-id mismatch)", out);
+	if (o->color)
+		put_str(&l, C_RESET);
+	put(&l, " ()", 3);
+	if (loc->file) {
+		put(&l, " at ", 4);
+		put_str(&l, loc->file);
+		put(&l, ":", 1);
+		put_dec(&l, loc->line);
+	} else if (loc->module) {
+		put(&l, " from ", 6);
+		put_str(&l, loc->module);
+	} else if (b->jit_map) {
+		put(&l, " [JIT] from ", 12);
+		put_str(&l, b->jit_map);
+	}
+	if (loc->mismatch)
+		put_str(&l, " (build-id mismatch)");
 	const char *m = cst_marker_name(b->f.marker);
-	if (m)
-		fprintf(out, o->color ? "  " C_MARK "[%s]" C_RESET : "  [%s]", m);
-	fputc('\n', out);
+	if (m) {
+		put_str(&l, o->color ? "  " C_MARK "[" : "  [");
+		put_str(&l, m);
+		put_str(&l, o->color ? "]" C_RESET : "]");
+	}
+	put(&l, "\n", 1);
+	fwrite(l.b, 1, l.n, out);
 	if (o->verbose && !b->inlined) {
 		fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
 			cst_found_by_description(b->f.found_by));
