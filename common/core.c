@@ -33,9 +33,22 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
 	uint64_t size;
 };
 
+/* PT_LOAD bytes are read with pread through this cache, not through the file's mapping: a
+ * walk reads a few words from each thread's stack, and a page fault on a mapped file maps a
+ * whole window of pages around the one touched, which cost more than the walk itself. */
+#define BLOCK_SHIFT 12
+#define BLOCK_SIZE (1u << BLOCK_SHIFT)
+#define NBLOCKS 64               /* direct-mapped by file block number: 256 KiB */
+
+struct block_cache {
+	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty) */
+	uint8_t data[NBLOCKS][BLOCK_SIZE];
+};
+
 struct cst_core {
 	int fd;
 	Elf *elf;
+	struct block_cache *blocks;  /* NULL until the first read; NULL again if malloc failed */
 	const uint8_t *image;    /* the mmapped file */
 	size_t size;
 	int image_mapped;        /* image is a mapping of the file: 0 not known yet, 1 yes, -1 no */
@@ -185,6 +198,38 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 	return got > 0 ? (size_t)got : 0;
 }
 
+/* Copies N bytes at file offset OFF (inside the file: load_span checked it) to OUT, through
+ * the block cache.  Returns 0, or -CST_E_MEMORY when the file could not be read there (it
+ * shrank since it was opened, or a read error). */
+static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_t n)
+{
+	if (!c->blocks && c->fd >= 0)
+		c->blocks = calloc(1, sizeof *c->blocks);
+	if (!c->blocks) {            /* no memory for the cache: straight from the mapping */
+		memcpy(out, c->image + off, n);
+		return 0;
+	}
+	while (n > 0) {
+		uint64_t b = off >> BLOCK_SHIFT;
+		unsigned k = (unsigned)(b % NBLOCKS);
+		if (c->blocks->block[k] != b + 1) {
+			c->blocks->block[k] = 0;
+			ssize_t got = pread(c->fd, c->blocks->data[k], BLOCK_SIZE, (off_t)(b << BLOCK_SHIFT));
+			uint64_t want = c->size - (b << BLOCK_SHIFT);
+			if (got < 0 || (uint64_t)got < (want < BLOCK_SIZE ? want : BLOCK_SIZE))
+				return -CST_E_MEMORY;
+			c->blocks->block[k] = b + 1;
+		}
+		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
+		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
+		memcpy(out, c->blocks->data[k] + at, m);
+		out += m;
+		off += m;
+		n -= m;
+	}
+	return 0;
+}
+
 static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct cst_core *c = priv;
@@ -195,7 +240,8 @@ static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 		if (n > 0) {
 			if (n > len)
 				n = len;
-			memcpy(out, src, n);
+			if (read_file_bytes(c, (uint64_t)(src - c->image), out, n) < 0)
+				return -CST_E_MEMORY;
 		} else {
 			n = file_span(c, addr, out, len);
 			if (n == 0)
@@ -551,6 +597,7 @@ void cst_core_close(struct cst_core *c)
 	free(c->files);
 	free(c->maps);
 	free(c->loads);
+	free(c->blocks);
 	free(c->threads);
 	free(c->executable);
 	free(c->sysroot);
