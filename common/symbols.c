@@ -4,6 +4,7 @@
 #include "debugdirs.h"
 #include "error.h"
 #include "openfile.h"
+#include "symindex.h"
 #include "memo.h"
 #include "util.h"
 
@@ -23,6 +24,8 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	bool fdes_read;
 	uint64_t *fde_starts;    /* function starts from .eh_frame_hdr, sorted, target addresses */
 	size_t nfdes;
+	bool symindex_built;
+	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -427,8 +430,10 @@ bad:
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
 	struct module_info *mi = *userdata;
-	if (mi)
+	if (mi) {
 		free(mi->fde_starts);
+		cst_symindex_free(mi->symindex);
+	}
 	free(*userdata);
 	*userdata = NULL;
 	return DWARF_CB_OK;
@@ -533,7 +538,12 @@ static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *
 	fn->module = mod;
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	struct module_info *mi = module_info(mod);
+	if (mi && !mi->symindex_built) {
+		mi->symindex_built = true;
+		mi->symindex = cst_symindex_build(mod);
+	}
+	const char *name = cst_symindex_addrinfo(mi ? mi->symindex : NULL, mod, addr, &off, &sym);
 	if (name && (sym.st_size == 0 || off < sym.st_size)) {
 		fn->name = name;
 		fn->start = addr - off;
