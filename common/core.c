@@ -57,6 +57,7 @@ struct cst_core {
 
 	struct load *loads;
 	size_t nloads;
+	size_t last_load;        /* the PT_LOAD the last read came from: a walk reads one stack */
 
 	struct cst_core_thread *threads;
 	size_t nthreads, cap_threads;
@@ -137,13 +138,24 @@ static int cmp_map(const void *a, const void *b)
 
 /* How many bytes at ADDR the PT_LOADs can supply, and where; 0 when none. Overlapping
  * segments are allowed: a few earlier ones are looked at too. */
-static size_t load_span(const struct cst_core *c, uint64_t addr, const uint8_t **src)
+static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
 {
+	/* the segment of the last read, when the search would find it first */
+	if (c->last_load < c->nloads) {
+		const struct load *l = &c->loads[c->last_load];
+		uint64_t rel = addr - l->vaddr;
+		if (addr >= l->vaddr && rel < l->avail &&
+		    (c->last_load + 1 == c->nloads || c->loads[c->last_load + 1].vaddr > addr)) {
+			*src = c->image + l->offset + rel;
+			return l->avail - rel;
+		}
+	}
 	ptrdiff_t i = UPPER_BOUND(c->loads, c->nloads, vaddr, addr);
 	for (int back = 0; i >= 0 && back < 8; i--, back++) {
 		const struct load *l = &c->loads[i];
 		uint64_t rel = addr - l->vaddr;
 		if (rel < l->avail) {
+			c->last_load = (size_t)i;
 			*src = c->image + l->offset + rel;
 			return l->avail - rel;
 		}
