@@ -96,13 +96,15 @@ static bool same_build_id(Elf *e, const uint8_t *id, size_t idlen)
 	return n > 0 && (size_t)n == idlen && memcmp(got, id, idlen) == 0;
 }
 
-/* Whether every section header and every section with file content of E lies inside the
- * file's SIZE bytes, and (when NONE_COMPRESSED) no section has SHF_COMPRESSED. */
+/* Whether E has sections, and every section header and every section with file content
+ * lies inside the file's SIZE bytes, and (when NONE_COMPRESSED) no section has SHF_COMPRESSED. */
 static bool sections_inside(Elf *e, uint64_t size, bool none_compressed)
 {
 	GElf_Ehdr eh;
 	size_t shnum;
-	if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &shnum) < 0 || eh.e_shoff > size ||
+	/* libelf takes a file whose section header table does not fit as one without sections */
+	if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &shnum) < 0 || shnum < 2 ||
+	    (eh.e_shnum != 0 && eh.e_shnum != shnum) || eh.e_shoff > size ||
 	    (size - eh.e_shoff) / (eh.e_shentsize ? eh.e_shentsize : 1) < shnum)
 		return false;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn)) != NULL;) {
