@@ -15,8 +15,12 @@
  * Anything else (truncated, another build-id, a symbolic link, a FIFO, garbage) is
  * ignored, and replaced the next time the debug file is found.  A valid entry is used
  * before the debug file is looked for, so the entry stays usable when the package that
- * installed the debug file is removed.  An entry is written to a temporary file in DIR and renamed into place, so a
- * concurrent reader sees the whole entry or none.
+ * installed the debug file is removed.  An entry is written to a temporary file in DIR
+ * (".tmp-*", deleted by a later run when older than an hour) and renamed into place, so a
+ * concurrent reader sees the whole entry or none.  The entry keeps the ELF header, the
+ * program headers (in a debug file they describe the stripped image: gABI "Program
+ * Header") and every section before the first compressed one at their offsets; the
+ * sections from there on follow at their alignment.
  *
  * Bounds: a debug file whose decompressed size would exceed the file limit is not cached
  * (default CST_DEBUGCACHE_FILE_MAX; environment CORESTACK_DEBUG_CACHE_FILE_MAX, bytes);
