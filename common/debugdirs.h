@@ -6,7 +6,15 @@
  * it, and an absolute DIR is searched both as DIR/.build-id/xx/yyyy.debug (by build-id)
  * and as DIR/<directory of the module>/<.gnu_debuglink name>, as gdb's
  * debug-file-directory.  When DEBUGINFOD_URLS is set, libdw's debuginfod client is asked
- * last, by build-id. */
+ * last, by build-id.
+ *
+ * symbols.c runs that search only when it can matter: a module with a build-id is first
+ * looked up in the cache of decompressed debug files (debugcache.h); a module without a
+ * .gnu_debuglink, when DEBUGINFOD_URLS is unset or empty, is looked up by build-id alone
+ * (dwfl_build_id_find_debuginfo: DIR/.build-id/xx/yyyy.debug), because the standard
+ * search loads the debuginfod client library (and its dozens of dependencies) before that
+ * client finds it has no server to ask.  Such a module's debug file is then not found by
+ * the name <module>.debug in the module's directory or DIR. */
 #ifndef CST_DEBUGDIRS_H
 #define CST_DEBUGDIRS_H
 

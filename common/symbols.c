@@ -1,6 +1,7 @@
 /* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
 #include "symbols.h"
 #include "core.h"
+#include "debugcache.h"
 #include "debugdirs.h"
 #include "error.h"
 #include "openfile.h"
@@ -213,6 +214,31 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return fd;
 }
 
+/* libdwfl's search for a module's separate debug file (debugdirs.h), through the cache of
+ * decompressed debug files (debugcache.h).  Without DEBUGINFOD_URLS and without a
+ * .gnu_debuglink only the build-id is looked up: the standard search would end by loading
+ * the debuginfod client library and its many dependencies, only for it to do nothing. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	/* the module's own debug file, not a dwz alternate file looked up after it */
+	const char *debugfile = NULL;
+	const unsigned char *id = NULL;
+	GElf_Addr id_vaddr;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	int idlen = debugfile ? 0 : dwfl_module_build_id(mod, &id, &id_vaddr);
+	int fd = idlen > 0 ? cst_debugcache_open(id, (size_t)idlen, debuginfo_file_name) : -1;
+	if (fd >= 0)
+		return fd;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	fd = (debuglink_file || (urls && *urls) ? dwfl_standard_find_debuginfo : dwfl_build_id_find_debuginfo)
+		(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 && idlen > 0)
+		cst_debugcache_store(id, (size_t)idlen, fd);
+	return fd;
+}
+
 /* A new symbols object whose module files are found by FIND_ELF, with its libdwfl session
  * begun (s->dwfl is NULL when libdwfl could not start); NULL when memory ran out. */
 static struct cst_symbols *new_symbols(__typeof__(((Dwfl_Callbacks *)0)->find_elf) find_elf)
@@ -221,7 +247,7 @@ static struct cst_symbols *new_symbols(__typeof__(((Dwfl_Callbacks *)0)->find_el
 	if (!s)
 		return NULL;
 	s->callbacks.find_elf = find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->debuginfo_path = cst_debugdirs_path();
 	s->callbacks.debuginfo_path = &s->debuginfo_path;

@@ -1,6 +1,8 @@
 /* The CLI's options for finding a core's files: --debug-dir, --perf-map, --max-core-size,
+ * --debug-cache, --no-debug-cache,
  * a compressed core or one on standard input, and what is printed about them. */
 #include "files_cli.h"
+#include "debugcache.h"
 #include "debugdirs.h"
 #include "decompress.h"
 #include "error.h"
@@ -10,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int files_option(struct files_options *fo, int opt, const char *arg)
 {
@@ -31,6 +34,24 @@ int files_option(struct files_options *fo, int opt, const char *arg)
 	case FILES_OPT_PERF_MAP:
 		fo->perf_map = arg;
 		return 0;
+	case FILES_OPT_NO_DEBUG_CACHE:
+		cst_debugcache_disable();
+		return 0;
+	case FILES_OPT_DEBUG_CACHE: {
+		/* kept for the whole run, as the cache keeps the pointer */
+		char cwd[4096], *dir = NULL;
+		if (arg[0] == '/')
+			dir = strdup(arg);
+		else if (getcwd(cwd, sizeof cwd) && asprintf(&dir, "%s/%s", cwd, arg) < 0)
+			dir = NULL;
+		if (!dir || cst_debugcache_set_dir(dir) < 0) {
+			fprintf(stderr, "corestack: --debug-cache: %s: %s\n", arg,
+				dir ? "not an absolute path" : "cannot make an absolute path of it");
+			free(dir);
+			return 64;
+		}
+		return 0;
+	}
 	case FILES_OPT_MAX_CORE_SIZE: {
 		errno = 0;
 		unsigned long long v = strtoull(arg, &end, 10);

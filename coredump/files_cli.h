@@ -6,18 +6,23 @@
 #include <stdio.h>
 #include "files.h"
 
-enum { FILES_OPT_DEBUG_DIR = 400, FILES_OPT_PERF_MAP, FILES_OPT_MAX_CORE_SIZE };
+enum { FILES_OPT_DEBUG_DIR = 400, FILES_OPT_PERF_MAP, FILES_OPT_MAX_CORE_SIZE, FILES_OPT_DEBUG_CACHE,
+       FILES_OPT_NO_DEBUG_CACHE };
 
 #define FILES_LONGOPTS \
 	{ "debug-dir", required_argument, NULL, FILES_OPT_DEBUG_DIR }, \
 	{ "perf-map", required_argument, NULL, FILES_OPT_PERF_MAP }, \
-	{ "max-core-size", required_argument, NULL, FILES_OPT_MAX_CORE_SIZE },
+	{ "max-core-size", required_argument, NULL, FILES_OPT_MAX_CORE_SIZE }, \
+	{ "debug-cache", required_argument, NULL, FILES_OPT_DEBUG_CACHE }, \
+	{ "no-debug-cache", no_argument, NULL, FILES_OPT_NO_DEBUG_CACHE },
 
 #define FILES_USAGE \
 	"      --debug-dir DIR    also look for separate debug files in DIR (DIR/.build-id/xx/yyyy.debug,\n" \
 	"                         DIR/<path of the module>/<debuglink name>); may be repeated\n" \
 	"      --perf-map FILE    name JIT frames from perf map FILE (default /tmp/perf-PID.map)\n" \
-	"      --max-core-size N  bound on a decompressed or piped core (bytes, or N[KMGT]; default 64G)\n"
+	"      --max-core-size N  bound on a decompressed or piped core (bytes, or N[KMGT]; default 64G)\n" \
+	"      --debug-cache DIR  keep decompressed debug files in DIR (default ~/.cache/corestack/debug)\n" \
+	"      --no-debug-cache   do not use or fill the cache of decompressed debug files\n"
 
 struct files_options {
 	const char *perf_map;    /* --perf-map, or NULL */

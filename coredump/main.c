@@ -162,6 +162,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("corestack %s\n", CORESTACK_VERSION); exit(0);
 		case FILES_OPT_DEBUG_DIR: case FILES_OPT_PERF_MAP: case FILES_OPT_MAX_CORE_SIZE:
+		case FILES_OPT_DEBUG_CACHE: case FILES_OPT_NO_DEBUG_CACHE:
 			if (files_option(&o->files, c, optarg))
 				return EXIT_USAGE;
 			break;

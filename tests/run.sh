@@ -73,6 +73,10 @@ mkdir -p "$T/work" || exit 2
 find "$T/work" -mindepth 1 -maxdepth 1 -name 'run.*' -mmin +120 -exec rm -rf {} +
 WORK=$(mktemp -d "$T/work/run.XXXXXX") || exit 2
 mkdir -p "$WORK/cores"
+# corestack's cache of decompressed debug files (README) goes to the work directory, never
+# to ~/.cache (an absolute path: a relative XDG_CACHE_HOME is ignored, as the XDG spec says)
+XDG_CACHE_HOME=$(cd "$WORK" && pwd)/xdg-cache || exit 2
+export XDG_CACHE_HOME
 export CORESTACK_TEST_CORES=$WORK/cores   # tests/t_plugin.sh loads each of them in gdb
 CORESTACK=${CORESTACK:-$BUILD/corestack}    # the binary under test
 export CORESTACK
