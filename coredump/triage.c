@@ -30,6 +30,17 @@ struct tr_sig_count {
 	size_t seen;               /* order of first sighting */
 };
 
+/* The next document's stream: written thread by thread in every JSON output but --summary's
+ * (which prints no core's document). */
+static void stream_setup(struct triage *tr)
+{
+	tr->streaming = tr->json && !tr->o->summary;
+	tr->stream = (struct bt_json_stream){
+		.out = tr->out, .compact = tr->o->json_lines, .in_array = tr->array,
+		.lead = tr->array ? (tr->emitted ? ",\n" : "[\n") : NULL,
+	};
+}
+
 void tr_init(struct triage *tr, const struct triage_options *o, FILE *out, bool json, int ncores,
 	     bool progress_ok)
 {
@@ -40,6 +51,7 @@ void tr_init(struct triage *tr, const struct triage_options *o, FILE *out, bool 
 	tr->ncores = ncores;
 	tr->array = tr->json && !o->json_lines && ncores > 1 && !o->summary;
 	tr->progress = progress_ok && ncores > 1;
+	stream_setup(tr);           /* a live process has no tr_core_begin */
 }
 
 bool tr_quiet(const struct triage *tr)
@@ -50,8 +62,7 @@ bool tr_quiet(const struct triage *tr)
 void tr_core_begin(struct triage *tr, int i, const char *path)
 {
 	tr->index = i;
-	tr->streaming = tr->json && !tr->o->json_lines && !tr->array && !tr->o->summary;
-	tr->stream = (struct bt_json_stream){ .out = tr->out };
+	stream_setup(tr);
 	if (tr->progress) {
 		fprintf(stderr, "\033[K[%d/%d] %s\r", i + 1, tr->ncores, path);
 		fflush(stderr);
@@ -265,8 +276,6 @@ void tr_json_thread(struct triage *tr, struct json_object *doc, const struct bt_
 	if (tr->streaming) {
 		bt_json_stream_thread(&tr->stream, doc, t);
 		fflush(tr->out);
-	} else {
-		bt_json_add_thread(doc, t);
 	}
 }
 

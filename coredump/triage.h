@@ -37,8 +37,8 @@ struct triage {
 	struct tr_sig_count *counts;
 	size_t ncounts;
 	int unusable;
-	/* one core's JSON document written thread by thread (not with --json-lines, an array
-	 * or --summary, whose documents are written whole) */
+	/* one core's JSON document written thread by thread (every JSON output but --summary's,
+	 * which prints no core's document) */
 	bool streaming;
 	struct bt_json_stream stream;
 };
@@ -61,8 +61,7 @@ int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const st
  * prints the grouped threads and the signature line as text; records the signature for the
  * summary. */
 void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, const struct bt_options *bo);
-/* Adds walked thread T to the core's JSON document DOC: written at once when the document is
- * streamed, else kept in DOC until tr_core_done. */
+/* Writes walked thread T of the core's JSON document DOC at once (nothing with --summary). */
 void tr_json_thread(struct triage *tr, struct json_object *doc, const struct bt_thread *t);
 /* Core PATH could not be used (REASON): in JSON lines or array output an error document
  * {"corestack": 1, "core": PATH, "error": REASON} keeps one entry per core. */
