@@ -651,6 +651,8 @@ static bool push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 
 static size_t sort_unique(uint64_t *v, size_t n)
 {
+	if (n < 2)
+		return n;            /* V may be NULL when nothing was collected */
 	qsort(v, n, sizeof *v, cmp_u64);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
