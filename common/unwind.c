@@ -415,14 +415,22 @@ static int finish(struct cst_unwind *u)
 	       u->stop == CST_STOP_NO_RULE ? -CST_E_NO_FUNC : -CST_E_LIMIT;
 }
 
+/* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
+static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
+{
+	*out = *f;
+	out->index = u->nframes++;
+	return 1;
+}
+
+/* Hands out the first queued frame. */
 static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 {
 	int n = (int)(sizeof u->queue / sizeof u->queue[0]);
-	*out = u->queue[u->qhead];
+	int k = u->qhead;
 	u->qhead = (u->qhead + 1) % n;
 	u->qlen--;
-	out->index = u->nframes++;
-	return 1;
+	return emit(u, &u->queue[k], out);
 }
 
 int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
@@ -435,9 +443,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return finish(u);
 	if (!u->started) {
 		u->started = true;
-		*out = *cur_frame(u);
-		out->index = u->nframes++;
-		return 1;
+		return emit(u, cur_frame(u), out);
 	}
 	if (u->nframes >= max)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
@@ -504,11 +510,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	u->cur_fn = caller;
 	u->cur_fn_state = caller_state;
 	u->cur_is_context = interrupted;
-	if (u->qlen == 0) {
-		*out = *c;
-		out->index = u->nframes++;
-		return 1;
-	}
+	if (u->qlen == 0)
+		return emit(u, c, out);
 	queue_push(u, c);
 	return hand_out(u, out);
 }
