@@ -193,30 +193,28 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 /* Walks and prints one thread into T (whose frames the next thread reuses; T->tid, crashed
  * and cursig set by the caller); returns 1 when its walk stopped early. */
-static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *tp,
+static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t,
 		       const struct options *o, struct json_object *doc, const char *what,
 		       struct triage *tr, bool first)
 {
-	struct bt_thread t = *tp;
-	if (bt_walk(env, regs, &t) < 0) {
+	if (bt_walk(env, regs, t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
-	int now = tr_thread(tr, &t, first, &o->bt);
+	int now = tr_thread(tr, t, first, &o->bt);
 	if (now < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
 	if (doc) {
-		tr_json_thread(tr, doc, &t);
+		tr_json_thread(tr, doc, t);
 	} else if (now) {
-		bt_print_thread_text(stdout, &t, &o->bt);
+		bt_print_thread_text(stdout, t, &o->bt);
 		fflush(stdout);          /* each thread as soon as it is walked */
 	}
-	int partial = t.rc < 0;
+	int partial = t->rc < 0;
 	if (partial)
-		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, t.tid, t.stop);
-	*tp = t;
+		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, t->tid, t->stop);
 	return partial;
 }
 
