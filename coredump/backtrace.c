@@ -83,6 +83,21 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 	return 0;
 }
 
+const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len)
+{
+	char *p = buf + BT_HEX_SIZE;        /* written backwards from the end */
+	char *digits = p;
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	while (digits - p < width && p > buf + 2)
+		*--p = '0';
+	*--p = 'x';
+	*--p = '0';
+	*len = (int)(buf + BT_HEX_SIZE - p);
+	return p;
+}
+
 void bt_thread_free(struct bt_thread *t)
 {
 	free(t->frames);

@@ -44,6 +44,12 @@ struct cst_core;
  * signal (NT_SIGINFO, else the first thread's pr_cursig).  The strings belong to CORE. */
 void bt_process_from_core(struct bt_process *p, struct cst_core *core, const char *path);
 
+/* V as addresses are printed: "0x" and lowercase hex digits, zero-padded to at least WIDTH
+ * digits (1..16), in BUF (not NUL-terminated); returns its start and sets *LEN to its length.
+ * Text and JSON output write every address through it. */
+#define BT_HEX_SIZE 18
+const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len);
+
 /* Walks the thread whose registers are REGS and symbolizes its frames into T.  Returns 0,
  * or -CST_E_NOMEM. */
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);

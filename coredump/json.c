@@ -13,9 +13,9 @@
 
 static struct json_object *hex(uint64_t v)
 {
-	char buf[BT_JSON_HEX_SIZE];
+	char buf[BT_HEX_SIZE];
 	int len;
-	const char *p = bt_json_hex(buf, v, &len);
+	const char *p = bt_hex(buf, v, 1, &len);
 	return json_object_new_string_len(p, len);
 }
 

@@ -43,18 +43,6 @@ struct bt_json_thread {
 	bool nomem;                         /* a json-c call failed for want of memory */
 };
 
-const char *bt_json_hex(char buf[BT_JSON_HEX_SIZE], uint64_t v, int *len)
-{
-	char *p = buf + BT_JSON_HEX_SIZE;   /* written backwards from the end */
-	do
-		*--p = "0123456789abcdef"[v & 15];
-	while (v >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	*len = (int)(buf + BT_JSON_HEX_SIZE - p);
-	return p;
-}
-
 /* Adds member NAME (a string literal, new to O) with value VAL, of which O takes a reference. */
 static void add_new(struct bt_json_thread *w, struct json_object *o, const char *name, struct json_object *val)
 {
@@ -164,9 +152,9 @@ static void set_str(struct bt_json_thread *w, struct frame_obj *f, enum member m
 static void set_hex(struct bt_json_thread *w, struct frame_obj *f, enum member m, bool present, uint64_t v)
 {
 	if (present) {
-		char buf[BT_JSON_HEX_SIZE];
+		char buf[BT_HEX_SIZE];
 		int len;
-		const char *p = bt_json_hex(buf, v, &len);
+		const char *p = bt_hex(buf, v, 1, &len);
 		if (!json_object_set_string_len(f->val[m], p, len))
 			w->nomem = true;
 	}

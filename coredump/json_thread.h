@@ -17,9 +17,5 @@ struct bt_json_thread *bt_json_thread_new(void);
 int bt_json_thread_write(struct bt_json_thread *w, FILE *out, const struct bt_thread *t);
 void bt_json_thread_free(struct bt_json_thread *w);
 
-/* V as JSON's addresses are written, "0x" and lowercase hex digits without leading zeros, in
- * BUF (not NUL-terminated); returns its start and sets *LEN to its length. */
-#define BT_JSON_HEX_SIZE 18
-const char *bt_json_hex(char buf[BT_JSON_HEX_SIZE], uint64_t v, int *len);
 
 #endif

@@ -65,19 +65,13 @@ static void put_str(struct line *l, const char *s)
 	put(l, s, strlen(s));
 }
 
-/* V in hex, at least WIDTH digits (zero-padded), without "0x" */
+/* V as bt_hex writes it: "0x", at least WIDTH digits */
 static void put_hex(struct line *l, uint64_t v, int width)
 {
-	static const char hexd[] = "0123456789abcdef";
-	char d[16];
-	int n = 0;
-	do {
-		d[15 - n++] = hexd[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < width)
-		d[15 - n++] = '0';
-	put(l, d + 16 - n, (size_t)n);
+	char buf[BT_HEX_SIZE];
+	int len;
+	const char *p = bt_hex(buf, v, width, &len);
+	put(l, p, (size_t)len);
 }
 
 static void put_dec(struct line *l, long long v)
@@ -107,7 +101,7 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 	if (b->inlined) {
 		put(&l, "                       ", 23);
 	} else {
-		put(&l, " 0x", 3);
+		put(&l, " ", 1);
 		put_hex(&l, b->f.pc, 16);
 		put(&l, " in ", 4);
 	}
@@ -117,7 +111,7 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 		put_str(&l, loc->function);
 	} else if (loc->module) {
 		put_str(&l, base(loc->module));
-		put(&l, "+0x", 3);
+		put(&l, "+", 1);
 		put_hex(&l, b->f.pc - loc->module_base, 1);
 	} else {
 		put(&l, "??", 2);
