@@ -1,6 +1,10 @@
 # corestack: top-level build.  `make` builds build/corestack; `make check` runs the test suite;
 # `make demo` crashes an example program and prints its backtrace; `make deps` installs the
 # Debian packages the build and the tests need.
+#
+# CFLAGS, LDFLAGS and LDLIBS are the user's (default -O2 -g): the project's own flags
+# (CST_CFLAGS: language, warnings, include folders, libraries' flags) are kept apart and always
+# applied, so `make CFLAGS=-O0` still builds.
 
 PREFIX   ?= /usr/local
 ifeq ($(SANITIZE),1)
@@ -9,46 +13,72 @@ else
 BUILD    ?= build
 endif
 CC       ?= cc
-PKGS     := libdw libelf capstone json-c
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommon \
-            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline
-ifeq ($(SANITIZE),1)
-CFLAGS   += -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-LDFLAGS  += -fsanitize=address,undefined
-endif
 
-COMMON_SRC := $(wildcard common/*.c)
-CLI_SRC    := $(wildcard coredump/*.c)
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# pkg-config packages the build needs; fragments add theirs to PKGS.
+PKGS     := libdw libelf capstone json-c
+
+# Every folder of common/ holds headers included by bare name.
+COMMON_SRC  := $(sort $(wildcard common/*.c common/*/*.c common/*/*/*.c))
+COMMON_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard common/*.h common/*/*.h common/*/*/*.h))))
+CLI_SRC     := $(wildcard coredump/*.c)
+COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+
+ifeq ($(SANITIZE),1)
+SANITIZE_CFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_LDFLAGS := -fsanitize=address,undefined
+endif
 
 all: $(BUILD)/corestack
 
-$(BUILD)/%.o: %.c $(wildcard common/*.h coredump/*.h)
+# The parts of the project, each with its rules, `check-run`/`all` prerequisites, PKGS and
+# DEB_PACKAGES.
+include common/files.mk
+include coredump/shell.mk coredump/triage.mk
+include plugin/plugin.mk
+include doc/doc.mk
+include examples/examples.mk examples/triage.mk
+include tests/tests.mk tests/sweep/sweep.mk tests/symindex/symindex.mk tests/sparc/sparc.mk
+include fuzz/fuzz.mk
+include bench/bench.mk
+
+# The project's flags, after every fragment added its PKGS.  A package pkg-config does not know
+# stops the build with its name (pkg-check), not with a missing header later.
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
+               $(addprefix -I,$(COMMON_DIRS)) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+               $(SANITIZE_CFLAGS)
+CST_LDFLAGS := $(SANITIZE_LDFLAGS)
+CST_LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline $(EXTRA_LIBS)
+ALL_CFLAGS   = $(CST_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS  = $(CST_LDFLAGS) $(LDFLAGS)
+ALL_LDLIBS   = $(CST_LDLIBS) $(LDLIBS)
+
+pkg-check:
+	@$(if $(PKG_MISSING),echo "corestack: missing pkg-config package(s): $(PKG_MISSING) (run make deps as root)" >&2; exit 1,:)
+
+$(BUILD)/%.o: %.c | pkg-check
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libcorestack.a: $(COMMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/corestack: $(CLI_OBJ) $(BUILD)/libcorestack.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
 
--include tests/tests.mk
+-include $(wildcard $(patsubst %.o,%.d,$(COMMON_OBJ) $(CLI_OBJ) $(PLUGIN_OBJ)) $(BUILD)/fuzz/*.d)
+
+# `make check`: the packages first, then everything the suite needs, then the suite.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-run
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean deps check demo install
-
--include examples/examples.mk
--include tests/sweep/sweep.mk
-# Each part of the project may add rules, `check`/`all` prerequisites and DEB_PACKAGES in its
-# own fragment (plugin/plugin.mk, tests/sparc/sparc.mk, ...).
--include $(filter-out tests/tests.mk examples/examples.mk tests/sweep/sweep.mk,\
-           $(sort $(wildcard */*.mk tests/*/*.mk)))
+.PHONY: all clean deps check check-run demo install pkg-check
 
 # Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
 DEB_PACKAGES += gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \

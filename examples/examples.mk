@@ -5,5 +5,9 @@ $(BUILD)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $<
 
-demo: deps $(BUILD)/corestack $(BUILD)/examples/crash
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(BUILD)/corestack $(BUILD)/examples/crash
 	@sh examples/demo.sh $(BUILD)

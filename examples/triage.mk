@@ -8,6 +8,6 @@ $(BUILD)/examples/abort_leaf: EXAMPLE_CFLAGS := -O2 -fomit-frame-pointer -fno-as
 $(BUILD)/examples/deadlock: EXAMPLE_CFLAGS += -pthread
 
 examples: $(TRIAGE_EXAMPLE_BINS) $(BUILD)/examples/crash
-check: $(TRIAGE_EXAMPLE_BINS)
+check-run: $(TRIAGE_EXAMPLE_BINS)
 
 .PHONY: examples

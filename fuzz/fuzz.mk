@@ -17,7 +17,7 @@ FUZZ_RSS_MB    ?= 2048
 FUZZ_TIMEOUT   ?= 20
 FUZZ_CC        ?= clang-14
 FUZZ_BUILD     := build-fuzz
-FUZZ_CFLAGS    := -g -O1 -std=gnu11 -D_GNU_SOURCE -Icommon -Ifuzz \
+FUZZ_CFLAGS     = -g -O1 -std=gnu11 -D_GNU_SOURCE $(addprefix -I,$(COMMON_DIRS)) -Ifuzz \
                   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                   $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_LDFLAGS   := -fsanitize=fuzzer,address,undefined
@@ -31,26 +31,26 @@ FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev
 
 FUZZ_COMMON_OBJ := $(COMMON_SRC:%.c=$(FUZZ_BUILD)/%.o)
 
-$(FUZZ_BUILD)/common/%.o: common/%.c $(wildcard common/*.h)
+$(FUZZ_BUILD)/common/%.o: common/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-$(FUZZ_BUILD)/fuzz/%.o: fuzz/%.c $(wildcard common/*.h fuzz/*.h)
+$(FUZZ_BUILD)/fuzz/%.o: fuzz/%.c $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_BUILD)/fuzz/fuzz_input.o $(FUZZ_COMMON_OBJ)
-	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
 
 # Replay drivers, built like corestack itself (sanitized with SANITIZE=1).
 $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz_input.o $(BUILD)/fuzz/replay.o \
                         $(BUILD)/libcorestack.a
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(LDLIBS)
-$(BUILD)/fuzz/%.o: fuzz/%.c $(wildcard common/*.h fuzz/*.h)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
+$(BUILD)/fuzz/%.o: fuzz/%.c | pkg-check
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ifuzz -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ifuzz -c $< -o $@
 
 fuzz-replay: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/replay-%)
-check: fuzz-replay
+check-run: fuzz-replay
 
 # Seed corpora: cores of the test programs (tests/lib/mkcore.py), trimmed by fuzz/mkseeds.py.
 FUZZ_SEED_CORES := crash:tailchain:uniq:crash crash:tailchain:ambig:crash \

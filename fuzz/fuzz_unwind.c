@@ -1,4 +1,4 @@
-/* libFuzzer harness for the unwinder (common/unwind.c, cfi.c, arch_x86_64.c) over a
+/* libFuzzer harness for the unwinder (common/unwind.c, cfi.c, arch/x86_64/) over a
  * synthetic process: registers and memory come from the fuzz input, code and CFI from real
  * ELF files loaded at addresses the input chooses.
  *

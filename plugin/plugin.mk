@@ -16,16 +16,16 @@ PLUGIN_OBJ     := $(COMMON_SRC:%.c=$(PIC)/%.o) $(PIC)/coredump/backtrace.o $(PIC
 PLUGIN_SO      := $(BUILD)/corestack-gdb.so
 PLUGIN_SHARE   := $(PREFIX)/share/corestack
 # gdb cannot load a library built with the sanitizers (their runtime must come first)
-PLUGIN_CFLAGS  := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(CFLAGS))
-PLUGIN_LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
+PLUGIN_CFLAGS   = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
+PLUGIN_LDFLAGS  = $(filter-out -fsanitize=%,$(ALL_LDFLAGS))
 
-$(PIC)/%.o: %.c $(wildcard common/*.h coredump/*.h plugin/*.h) plugin/plugin.mk
+$(PIC)/%.o: %.c plugin/plugin.mk | pkg-check
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) -fPIC -Icoredump -Iplugin -DCST_FPBT_FD=$(PLUGIN_FD) -c $< -o $@
 
 $(PLUGIN_SO): $(PLUGIN_OBJ) plugin/exports.map
 	$(CC) $(PLUGIN_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=plugin/exports.map -o $@ \
-		$(PLUGIN_OBJ) $(shell pkg-config --libs $(PKGS) $(FILES_PKGS) 2>/dev/null)
+		$(PLUGIN_OBJ) $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # $(call plugin_script,SO_PATH) on stdin corestack.gdb.in, on stdout the script for SO_PATH
 plugin_script = sed -e 's|@PLUGIN_SO@|$(1)|g' -e 's|@PLUGIN_FD@|$(PLUGIN_FD)|g'
@@ -54,7 +54,7 @@ $(GDB_MINIMAL):
 	 echo "warning: apt-get download gdb-minimal failed; its plugin tests will be skipped" >&2
 gdb-minimal: $(GDB_MINIMAL)
 
-check: $(PLUGIN_SO) $(BUILD)/corestack.gdb gdb-minimal
+check-run: $(PLUGIN_SO) $(BUILD)/corestack.gdb gdb-minimal
 
 # binutils assembles the i386 test program; dpkg-deb unpacks gdb-minimal; gdb-multiarch and
 # qemu-user (qemu-sparc64) run the SPARC sessions of tests/t_plugin_sparc.sh

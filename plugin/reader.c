@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch_sparc.h"
+#include "sparc.h"
 #include "backtrace.h"
 #include "error.h"
 #include "fpbt.h"

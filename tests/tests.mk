@@ -39,7 +39,7 @@ $(BUILD)/tests/%-stripped: $(BUILD)/tests/%
 
 test-progs: $(TEST_PROG_BINS)
 
-check: deps $(BUILD)/corestack test-progs sweep-progs
+check-run: $(BUILD)/corestack test-progs sweep-progs
 	BUILD=$(BUILD) bash tests/run.sh
 
-.PHONY: test-progs check
+.PHONY: test-progs check-run

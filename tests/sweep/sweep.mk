@@ -18,9 +18,9 @@ SWEEP_VARIANTS := fp fpnoleaf fpcfi cfi g
 SWEEP_STRIPPED := fp cfi
 SWEEP_PROGS    := $(SWEEP_VARIANTS:%=$(SWEEP_DIR)/prog.%) $(SWEEP_STRIPPED:%=$(SWEEP_DIR)/prog.%-stripped)
 
-$(SWEEP_DIR)/sweep: tests/sweep/sweep.c $(BUILD)/libcorestack.a $(wildcard common/*.h)
+$(SWEEP_DIR)/sweep: tests/sweep/sweep.c $(BUILD)/libcorestack.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcorestack.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcorestack.a $(ALL_LDLIBS)
 
 # $(call sweep_prog_rule,VARIANT)
 define sweep_prog_rule

@@ -2,6 +2,6 @@
 # (tests/t_symindex.sh runs it on the test programs and on libc).
 $(BUILD)/tests/check_symindex: tests/symindex/check_symindex.c $(BUILD)/libcorestack.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcorestack.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcorestack.a $(ALL_LDLIBS)
 
-check: $(BUILD)/tests/check_symindex
+check-run: $(BUILD)/tests/check_symindex

@@ -7,7 +7,7 @@
  * changes, the targets of branches that leave the function holding the branch (tail calls
  * to functions that are never called directly, `b T` after `mov %o7,%g1` or with `restore`
  * in its delay slot).  A function ends at the next entry. */
-#include "arch_sparc.h"
+#include "sparc.h"
 #include "error.h"
 #include "fncache.h"
 #include "symbols.h"

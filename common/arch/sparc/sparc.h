@@ -1,5 +1,5 @@
-/* SPARC (V9 64-bit and V8+/V8 32-bit) internals shared by arch_sparc.c (registers, cores,
- * the window step, signal frames) and arch_sparc_code.c (instruction decoding and the
+/* SPARC (V9 64-bit and V8+/V8 32-bit) internals shared by arch/sparc/sparc.c (registers, cores,
+ * the window step, signal frames) and arch/sparc/code.c (instruction decoding and the
  * per-function analysis).
  *
  * DWARF register numbers (SPARC psABI, "DWARF Register Number Mapping"; the same in gcc's
@@ -60,10 +60,10 @@ struct sparc_entries;
 struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u);
 void cst_sparc_entries_free(struct sparc_entries *e);
 
-/* guess_func (arch.h) for SPARC: arch_sparc_entries.c. */
+/* guess_func (arch.h) for SPARC: arch/sparc/entries.c. */
 int cst_sparc_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
 
-/* Hooks of arch_sparc_code.c (see arch.h for their contracts). */
+/* Hooks of arch/sparc/code.c (see arch.h for their contracts). */
 int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
 			  struct cst_call_site *site);
 int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,

@@ -1,5 +1,5 @@
 /* Decoded functions kept by entry address, for the architectures' instruction analyses
- * (arch_x86_64.c, arch_sparc_code.c), and the reading of a function's bytes. */
+ * (arch/x86_64/, arch/sparc/code.c), and the reading of a function's bytes. */
 #ifndef CST_FNCACHE_H
 #define CST_FNCACHE_H
 

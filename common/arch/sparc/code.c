@@ -15,7 +15,7 @@
  * Control transfers are delayed: the instruction after a branch, call or jump (its delay
  * slot) runs before the target, unless the annul bit drops it (a taken `ba,a`, an untaken
  * conditional `b<cc>,a`). */
-#include "arch_sparc.h"
+#include "sparc.h"
 #include "error.h"
 #include "fncache.h"
 #include "symbols.h"
@@ -62,7 +62,7 @@ struct cache {
 	csh cs;
 	bool cs_ok;
 	struct cst_fncache fns;
-	struct sparc_entries *entries;   /* arch_sparc_entries.c */
+	struct sparc_entries *entries;   /* arch/sparc/entries.c */
 };
 
 static void free_code(struct cst_fncache_entry *e)

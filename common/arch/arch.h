@@ -1,5 +1,5 @@
 /* Per-architecture tables.  Each architecture's unwinding rules live in their own file
- * (arch_x86_64.c, ...) and are reached only through this table; a NULL hook means the
+ * (arch/x86_64/, ...) and are reached only through this table; a NULL hook means the
  * architecture does not support that step. */
 #ifndef CST_ARCH_H
 #define CST_ARCH_H

@@ -1,6 +1,6 @@
 /* SPARC: registers, core layouts, the register-window step, the return-register rule for
- * leaf context, and Linux signal frames.  Instruction analysis is in arch_sparc_code.c;
- * the register numbering and the window layout are described in arch_sparc.h.
+ * leaf context, and Linux signal frames.  Instruction analysis is in arch/sparc/code.c;
+ * the register numbering and the window layout are described in arch/sparc/sparc.h.
  *
  * The step, for a frame F whose function is known:
  *   - F is the innermost frame (or was interrupted by a signal) and the analysis says no
@@ -16,7 +16,7 @@
  * When %o7 may have been overwritten in leaf context the walk takes the window instead and
  * says so: the frame above then comes from %i7, and the call found at %i7 names the missing
  * caller (the "%i7 rule", done by unwind.c's tail-call check for every frame). */
-#include "arch_sparc.h"
+#include "sparc.h"
 #include "error.h"
 #include "symbols.h"
 #include "unwind.h"

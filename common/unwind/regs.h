@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Slots 0..63: DWARF numbers 0-16 on x86-64 (x86-64 psABI 3.6.2, Figure 3.36), 0-31 on SPARC
- * (the pc in slot 32, arch_sparc.h).  Kept small: every frame a walk hands out carries one. */
+ * (the pc in slot 32, arch/sparc/sparc.h).  Kept small: every frame a walk hands out carries one. */
 #define CST_NREGS 64
 
 struct cst_regs {

@@ -1,0 +1,107 @@
+/* x86-64 call sites, tail jumps and PLT stubs. */
+#include "x86_64.h"
+#include "error.h"
+#include "symbols.h"
+#include "util.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
+		       struct cst_call_site *site)
+{
+	if (fn && fn->start < ra) {
+		struct code *k = cst_x86_64_code(u, fn);
+		ptrdiff_t i = k ? cst_x86_64_find_insn(k, ra - 1) : -1;
+		if (i >= 0 && k->ins[i].addr + k->ins[i].size == ra) {
+			const struct xinsn *x = &k->ins[i];
+			if (x->kind != K_CALL && x->kind != K_CALL_IND)
+				return -CST_E_DECODE;
+			site->addr = x->addr;
+			site->direct = x->kind == K_CALL;
+			site->target = x->target;
+			return 0;
+		}
+		if (k && ra <= k->end)
+			return -CST_E_DECODE;
+	}
+	/* No function bounds: the 5-byte direct call, e8 rel32 (Intel SDM vol. 2, CALL). */
+	uint8_t b[5];
+	if (ra < 5 || cst_target_read(u->env->target, ra - 5, b, 5) < 0 || b[0] != 0xe8)
+		return -CST_E_DECODE;
+	site->addr = ra - 5;
+	site->direct = true;
+	site->target = ra + (uint64_t)(int64_t)cst_le32s(b + 1);
+	return 0;
+}
+
+int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
+			uint64_t *jumps, int max)
+{
+	struct code *k = cst_x86_64_code(u, fn);
+	if (!k)
+		return -CST_E_DECODE;
+	uint64_t end = fn->end ? fn->end : k->end;
+	int n = 0;
+	for (size_t i = 0; i < k->n && n < max; i++) {
+		const struct xinsn *x = &k->ins[i];
+		if ((x->kind == K_JMP || x->kind == K_JCC) && (x->target < fn->start || x->target >= end)) {
+			int j;
+			for (j = 0; j < n && targets[j] != x->target; j++)
+				;
+			if (j < n)
+				continue;
+			targets[n] = x->target;
+			jumps[n] = x->addr;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A PLT entry: [endbr64;] [bnd] jmp *slot(%rip).  The slot holds the resolved address. */
+/* The memory slot an indirect jump at ADDR goes through, 0 when ADDR is not such a jump. */
+static uint64_t stub_slot(struct cst_unwind *u, struct cache *c, uint64_t addr)
+{
+	uint8_t b[16];
+	if (!c || !c->cst_ok || cst_target_read(u->env->target, addr, b, sizeof b) < 0)
+		return 0;
+	cs_insn *in = cs_malloc(c->cs);
+	if (!in)
+		return 0;
+	const uint8_t *p = b;
+	size_t left = sizeof b;
+	uint64_t a = addr;
+	uint64_t slot = 0;
+	for (int i = 0; i < 2 && cs_disasm_iter(c->cs, &p, &left, &a, in); i++) {
+		if (in->id == X86_INS_ENDBR64)
+			continue;
+		struct xinsn x;
+		memset(&x, 0, sizeof x);
+		cst_x86_64_classify(c->cs, in, &x);
+		if (x.kind == K_JMP_IND)
+			slot = x.target;
+		break;
+	}
+	cs_free(in, 1);
+	return slot;
+}
+
+/* Every frame's call site is checked for a stub: the decoded instruction is kept per
+ * address. */
+int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest)
+{
+	struct cache *c = cst_x86_64_cache(u);
+	if (!c)
+		return 0;
+	const struct stub_memo *m = cst_memo_get(c->stubs, addr);
+	struct stub_memo v;
+	if (m) {
+		v = *m;
+	} else {
+		v.slot = stub_slot(u, c, addr);
+		cst_memo_put(c->stubs, addr, &v);
+	}
+	return v.slot && cst_target_read_word(u->env->target, v.slot, 8, dest) == 0 && *dest ? 1 : 0;
+}

@@ -1,0 +1,234 @@
+/* x86-64 decoding: a function's bytes decoded once with capstone into struct code, each
+ * instruction classified by what it does to rsp, rbp and control flow. */
+#include "x86_64.h"
+#include "error.h"
+#include "symbols.h"
+#include "util.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void free_code(struct cst_fncache_entry *e)
+{
+	struct code *k = (struct code *)e;
+	free(k->ins);
+	free(k->st);
+	free(k);
+}
+
+void cst_x86_64_cache_free(void *p)
+{
+	struct cache *c = p;
+	if (!c)
+		return;
+	cst_fncache_clear(&c->fns, free_code);
+	for (int i = 0; i < c->nentries; i++)
+		free(c->entries[i].starts);
+	cst_memo_free(c->stubs);
+	if (c->cst_ok)
+		cs_close(&c->cs);
+	free(c);
+}
+
+struct cache *cst_x86_64_cache(struct cst_unwind *u)
+{
+	struct cache *c = u->env->arch_cache;
+	if (c)
+		return c;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) == CS_ERR_OK) {
+		cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+		c->cst_ok = true;
+	}
+	c->stubs = cst_memo_new(sizeof(struct stub_memo), MAX_STUB_MEMO);
+	u->env->arch_cache = c;
+	return c;
+}
+
+static bool writes_reg(csh cs, const cs_insn *in, x86_reg reg)
+{
+	cs_regs rd, wr;
+	uint8_t nr, nw;
+	if (cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
+		return false;
+	for (int i = 0; i < nw; i++)
+		if (wr[i] == reg)
+			return true;
+	return false;
+}
+
+void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
+{
+	const cs_x86 *d = &in->detail->x86;
+	const cs_x86_op *o0 = d->op_count > 0 ? &d->operands[0] : NULL;
+	const cs_x86_op *o1 = d->op_count > 1 ? &d->operands[1] : NULL;
+	bool o0_rsp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RSP;
+	bool o0_rbp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RBP;
+	x->kind = K_OTHER;
+	switch (in->id) {
+	case X86_INS_PUSH:
+		x->kind = o0_rbp ? K_PUSH_FP : K_PUSH;
+		return;
+	case X86_INS_POP:
+		x->kind = o0_rbp ? K_POP_FP : o0_rsp ? K_SP_OTHER : K_POP;
+		return;
+	case X86_INS_SUB:
+	case X86_INS_ADD:
+		if (o0_rsp && o1 && o1->type == X86_OP_IMM) {
+			x->kind = in->id == X86_INS_SUB ? K_SUB_SP : K_ADD_SP;
+			x->imm = o1->imm;
+			return;
+		}
+		break;
+	case X86_INS_MOV:
+		if (o0_rbp && o1 && o1->type == X86_OP_REG && o1->reg == X86_REG_RSP) {
+			x->kind = K_MOV_FP_SP;
+			return;
+		}
+		if (o0_rsp && o1 && o1->type == X86_OP_REG && o1->reg == X86_REG_RBP) {
+			x->kind = K_MOV_SP_FP;
+			return;
+		}
+		break;
+	case X86_INS_LEA:
+		if (o0_rsp && o1 && o1->type == X86_OP_MEM && o1->mem.index == X86_REG_INVALID) {
+			if (o1->mem.base == X86_REG_RBP) {
+				x->kind = K_LEA_SP_FP;
+				x->imm = o1->mem.disp;
+				return;
+			}
+			if (o1->mem.base == X86_REG_RSP) {
+				x->kind = K_SUB_SP;
+				x->imm = -o1->mem.disp;
+				return;
+			}
+		}
+		break;
+	case X86_INS_LEAVE:
+		x->kind = K_LEAVE;
+		return;
+	case X86_INS_RET:
+	case X86_INS_RETF:
+		x->kind = K_RET;
+		return;
+	case X86_INS_HLT:
+	case X86_INS_UD2:
+	case X86_INS_INT3:
+		x->kind = K_HALT;
+		return;
+	case X86_INS_CALL:
+		if (o0 && o0->type == X86_OP_IMM) {
+			x->kind = K_CALL;
+			x->target = (uint64_t)o0->imm;
+		} else {
+			x->kind = K_CALL_IND;
+		}
+		return;
+	case X86_INS_JMP:
+		if (o0 && o0->type == X86_OP_IMM) {
+			x->kind = K_JMP;
+			x->target = (uint64_t)o0->imm;
+		} else {
+			x->kind = K_JMP_IND;
+			/* jmp *disp(%rip): a linkage stub's slot */
+			if (o0 && o0->type == X86_OP_MEM && o0->mem.base == X86_REG_RIP &&
+			    o0->mem.index == X86_REG_INVALID)
+				x->target = in->address + in->size + (uint64_t)o0->mem.disp;
+		}
+		return;
+	default:
+		if (cs_insn_group(cs, in, CS_GRP_JUMP) && o0 && o0->type == X86_OP_IMM) {
+			x->kind = K_JCC;
+			x->target = (uint64_t)o0->imm;
+			return;
+		}
+		break;
+	}
+	if (writes_reg(cs, in, X86_REG_RSP))
+		x->kind = K_SP_OTHER;
+	else if (writes_reg(cs, in, X86_REG_RBP))
+		x->kind = K_FP_OTHER;
+}
+
+/* Decodes [start, end) of the target into a new struct code; stops at the first byte that
+ * cannot be read or decoded. */
+static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start, uint64_t end)
+{
+	if (!c->cst_ok)
+		return NULL;
+	if (end <= start || end - start > MAX_FUNC_BYTES)
+		end = start + (end <= start ? UNKNOWN_SIZE_BYTES : MAX_FUNC_BYTES);
+	size_t len = (size_t)(end - start);
+	uint8_t *buf = malloc(len);
+	if (!buf)
+		return NULL;
+	size_t got = cst_read_code(u->env->target, start, buf, len, 1);
+	struct code *k = calloc(1, sizeof *k);
+	size_t cap = got / 3 + 4;
+	if (k)
+		k->ins = malloc(cap * sizeof *k->ins);
+	cs_insn *in = cs_malloc(c->cs);
+	if (!k || !k->ins || !in) {
+		if (k)
+			free(k->ins);
+		free(k);
+		free(buf);
+		if (in)
+			cs_free(in, 1);
+		return NULL;
+	}
+	const uint8_t *p = buf;
+	size_t left = got;
+	uint64_t addr = start;
+	while (left > 0 && cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
+		if (k->n == cap) {
+			cap *= 2;
+			struct xinsn *nx = realloc(k->ins, cap * sizeof *nx);
+			if (!nx)
+				break;
+			k->ins = nx;
+		}
+		struct xinsn *x = &k->ins[k->n++];
+		memset(x, 0, sizeof *x);
+		x->addr = in->address;
+		x->size = (uint8_t)in->size;
+		cst_x86_64_classify(c->cs, in, x);
+	}
+	cs_free(in, 1);
+	free(buf);
+	k->start = start;
+	k->end = k->n ? k->ins[k->n - 1].addr + k->ins[k->n - 1].size : start;
+	return k;
+}
+
+static struct cst_fncache_entry *make_code(void *u, uint64_t start, uint64_t end)
+{
+	struct code *k = decode(u, cst_x86_64_cache(u), start, end);
+	return k ? &k->link : NULL;
+}
+
+struct code *cst_x86_64_code(struct cst_unwind *u, const struct cst_func *fn)
+{
+	struct cache *c = cst_x86_64_cache(u);
+	return c ? (struct code *)cst_fncache_get(&c->fns, fn->start, fn->end, make_code, u) : NULL;
+}
+
+/* Index of the instruction that contains ADDR, or -1. */
+ptrdiff_t cst_x86_64_find_insn(const struct code *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->ins[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct xinsn *x = &k->ins[lo - 1];
+	return addr < x->addr + x->size ? (ptrdiff_t)(lo - 1) : -1;
+}

@@ -1,0 +1,97 @@
+/* x86-64 internals shared by the files of this folder: registers.c (register numbers,
+ * NT_PRSTATUS, the arch table), decode.c (capstone decoding into struct code, the per-
+ * environment cache), analysis.c (the rule row at a pc), calls.c (call sites, tail jumps,
+ * PLT stubs) and entries.c (function bounds in stripped code without CFI). */
+#ifndef CST_X86_64_H
+#define CST_X86_64_H
+
+#include "arch.h"
+#include "fncache.h"
+#include "memo.h"
+#include "unwind.h"
+
+#include <capstone.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DWARF register numbers (x86-64 psABI 3.6.2, figure 3.36). */
+enum { RAX, RDX, RCX, RBX, RSI, RDI, RBP, RSP, RIP = 16, NREGS = 17 };
+
+enum kind {
+	K_OTHER, K_PUSH_FP, K_PUSH, K_POP_FP, K_POP, K_SUB_SP, K_ADD_SP, K_MOV_FP_SP, K_MOV_SP_FP,
+	K_LEA_SP_FP, K_LEAVE, K_RET, K_HALT, K_JMP, K_JCC, K_JMP_IND, K_CALL, K_CALL_IND,
+	K_SP_OTHER, K_FP_OTHER,
+};
+
+struct xinsn {
+	uint64_t addr;
+	int64_t imm;            /* stack adjustment or displacement */
+	uint64_t target;        /* direct branch target */
+	uint8_t size, kind;
+};
+
+#define H_UNKNOWN INT32_MIN
+enum fp_state { F_CALLER, F_SAVED, F_FRAME, F_LOST };
+struct xstate {
+	int32_t h;              /* CFA - rsp in bytes, or H_UNKNOWN */
+	int16_t save_off;       /* caller's rbp saved at CFA - save_off (F_SAVED, F_FRAME) */
+	int16_t rbp_off;        /* rbp = CFA - rbp_off (F_FRAME) */
+	uint8_t fp;             /* enum fp_state */
+	uint8_t seen;           /* 0 not reached, 1 reached only through a call's fall-through, 2 */
+};
+
+struct code {
+	struct cst_fncache_entry link;  /* first: the cache's chain */
+	uint64_t start, end;    /* decoded range */
+	size_t n;
+	struct xinsn *ins;
+	struct xstate *st;      /* NULL until analysed */
+};
+
+#define MAX_FUNC_BYTES (256 * 1024)
+#define UNKNOWN_SIZE_BYTES (16 * 1024)
+
+#define MAX_ENTRY_TABLES 64
+#define MAX_EXEC_BYTES (64u << 20)
+
+struct entry_table {             /* guessed function entries of one executable segment */
+	uint64_t lo, hi;
+	uint64_t *starts;        /* sorted, unique */
+	size_t n;
+};
+
+struct cache {
+	csh cs;
+	bool cst_ok;
+	struct cst_fncache fns;
+	struct entry_table entries[MAX_ENTRY_TABLES];
+	int nentries;
+	struct cst_memo *stubs;  /* resolve_stub's decoding per address: struct stub_memo */
+};
+
+/* What the instruction at a stub address is: an indirect jump through SLOT (its pointer is
+ * read again on every call: a live process binds its GOT lazily), or not (SLOT 0). */
+struct stub_memo { uint64_t slot; };
+#define MAX_STUB_MEMO (64 * 1024)
+
+/* decode.c: the environment's cache (created on first use; NULL when out of memory), FN
+ * decoded (NULL when it cannot be), and the index of the instruction containing ADDR (-1). */
+struct cache *cst_x86_64_cache(struct cst_unwind *u);
+struct code *cst_x86_64_code(struct cst_unwind *u, const struct cst_func *fn);
+ptrdiff_t cst_x86_64_find_insn(const struct code *k, uint64_t addr);
+void cst_x86_64_cache_free(void *cache);
+/* decode.c: what instruction IN (decoded with detail on) does to rsp, rbp and control flow,
+ * into X's kind, imm and target. */
+void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x);
+
+/* The arch-table hooks (contracts in arch.h). */
+int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct cst_row *row);
+int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
+			   struct cst_call_site *site);
+int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
+			    uint64_t *jumps, int max);
+int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
+int cst_x86_64_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+
+#endif
