@@ -110,6 +110,17 @@ cat "$W/core" | "$CS" --json - > "$W/c.json" 2>/dev/null
 [ "$(funcs "$W/c.json")" = "$want" ] && pass stdin-plain-pipe || fail stdin-plain-pipe "$(funcs "$W/c.json")"
 "$CS" - < /dev/null > /dev/null 2>"$W/e"; rc=$?
 err_line stdin-empty 2 $rc "$W/e" "-" "not an ELF file"
+# an endless pipe that is neither ELF nor compressed is refused at its first bytes, and so is a
+# compressed stream whose content is not ELF: nothing is spooled to TMPDIR first (the timeout
+# only keeps a regression from hanging the suite)
+mkdir -p "$W/spool"
+cat /dev/zero | TMPDIR=$W/spool timeout 60 "$CS" - > /dev/null 2>"$W/e"; rc=$?
+err_line stdin-zeros 2 $rc "$W/e" "-" "standard input begins with 00 00 00 00"
+if command -v zstd >/dev/null; then
+	head -c 1000000 /dev/zero | zstd -q > "$W/zeros.zst"
+	TMPDIR=$W/spool "$CS" "$W/zeros.zst" > /dev/null 2>"$W/e"; rc=$?
+	err_line zst-of-zeros 2 $rc "$W/e" "$W/zeros.zst" "the decompressed core begins with 00 00 00 00"
+fi
 # the size bound
 if command -v zstd >/dev/null; then
 	"$CS" --max-core-size 64K "$W/core.zst" > /dev/null 2>"$W/e"; rc=$?
