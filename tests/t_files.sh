@@ -301,6 +301,13 @@ with open(sys.argv[1], "w") as f:
 [ $rc -le 1 ] && grep -q "perf map $W/huge.map: read only its first 4000000 entries" "$W/e" \
 	&& pass perf-map-huge || fail perf-map-huge "exit $rc: $(cat "$W/e")"
 rm -f "$W/huge.map"
+# one line without a newline in a 2 GiB (sparse) file: read up to the 256 MiB bound, not to its
+# end (reading the whole file takes several times the timeout; the bound, about a second)
+printf '1000 10 x' > "$W/endless.map" && truncate -s 2G "$W/endless.map"
+timeout 20 "$CS" --perf-map "$W/endless.map" "$W/core" > /dev/null 2>"$W/e"; rc=$?
+[ $rc -le 1 ] && grep -q "perf map $W/endless.map: read only its first 0 entries (size bound: 256 MiB" "$W/e" \
+	&& pass perf-map-endless-line || fail perf-map-endless-line "exit $rc: $(cat "$W/e")"
+rm -f "$W/endless.map"
 
 # JIT frames: a real node core
 NODE=$(command -v node || command -v nodejs)
