@@ -21,8 +21,6 @@
 #define EXIT_PARTIAL 1
 #define EXIT_UNUSABLE 2
 #define EXIT_USAGE 64
-/* threads walked between two cst_core_release_pages: bounds the resident part of the core */
-#define RELEASE_EVERY 256
 
 #ifndef CORESTACK_VERSION
 #define CORESTACK_VERSION "0.1"
@@ -266,8 +264,6 @@ static int run_core(const struct options *o, struct triage *tr)
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		if (i > 0 && tr_quiet(tr))
 			break;      /* only the signature's thread is needed */
-		if (i % RELEASE_EVERY == RELEASE_EVERY - 1)
-			cst_core_release_pages(core);
 		bt.tid = t->tid;
 		bt.crashed = t->crashed;
 		bt.cursig = t->crashed && sig->present ? sig->signo : t->cursig;

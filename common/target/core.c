@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -49,9 +48,7 @@ struct cst_core {
 	int fd;
 	Elf *elf;
 	struct block_cache *blocks;  /* NULL until the first read; NULL again if malloc failed */
-	const uint8_t *image;    /* the mmapped file */
-	size_t size;
-	int image_mapped;        /* image is a mapping of the file: 0 not known yet, 1 yes, -1 no */
+	uint64_t size;           /* bytes of the file when it was opened */
 	const struct cst_arch *arch;
 	struct cst_target target;
 
@@ -136,9 +133,9 @@ static int cmp_map(const void *a, const void *b)
 	}                                                                     \
 	(ptrdiff_t)lo_ - 1; })
 
-/* How many bytes at ADDR the PT_LOADs can supply, and where; 0 when none. Overlapping
+/* How many bytes at ADDR the PT_LOADs can supply, and at which file offset; 0 when none. Overlapping
  * segments are allowed: a few earlier ones are looked at too. */
-static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
+static size_t load_span(struct cst_core *c, uint64_t addr, uint64_t *off)
 {
 	/* the segment of the last read, when the search would find it first */
 	if (c->last_load < c->nloads) {
@@ -146,7 +143,7 @@ static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
 		uint64_t rel = addr - l->vaddr;
 		if (addr >= l->vaddr && rel < l->avail &&
 		    (c->last_load + 1 == c->nloads || c->loads[c->last_load + 1].vaddr > addr)) {
-			*src = c->image + l->offset + rel;
+			*off = l->offset + rel;
 			return l->avail - rel;
 		}
 	}
@@ -156,7 +153,7 @@ static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
 		uint64_t rel = addr - l->vaddr;
 		if (rel < l->avail) {
 			c->last_load = (size_t)i;
-			*src = c->image + l->offset + rel;
+			*off = l->offset + rel;
 			return l->avail - rel;
 		}
 	}
@@ -217,9 +214,9 @@ static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_
 {
 	if (!c->blocks && c->fd >= 0)
 		c->blocks = calloc(1, sizeof *c->blocks);
-	if (!c->blocks) {            /* no memory for the cache: straight from the mapping */
-		memcpy(out, c->image + off, n);
-		return 0;
+	if (!c->blocks) {            /* no memory for the cache: straight from the file */
+		ssize_t got = pread(c->fd, out, n, (off_t)off);
+		return got == (ssize_t)n ? 0 : -CST_E_MEMORY;
 	}
 	while (n > 0) {
 		uint64_t b = off >> BLOCK_SHIFT;
@@ -247,12 +244,12 @@ static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 	struct cst_core *c = priv;
 	uint8_t *out = buf;
 	while (len > 0) {
-		const uint8_t *src;
-		size_t n = load_span(c, addr, &src);
+		uint64_t off;
+		size_t n = load_span(c, addr, &off);
 		if (n > 0) {
 			if (n > len)
 				n = len;
-			if (read_file_bytes(c, (uint64_t)(src - c->image), out, n) < 0)
+			if (read_file_bytes(c, off, out, n) < 0)
 				return -CST_E_MEMORY;
 		} else {
 			n = file_span(c, addr, out, len);
@@ -417,6 +414,9 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 	}
 	Elf_Data *data = elf_getdata_rawchunk(c->elf, (int64_t)off, size, ELF_T_NHDR);
 	if (!data) {
+		struct stat st;
+		if (fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < off + size)
+			return -CST_E_TRUNCATED;     /* the file shrank since it was opened */
 		cst_core_warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
 		return 0;
 	}
@@ -475,13 +475,13 @@ static int open_elf(struct cst_core *c, const char *path, int fd, char *err, siz
 	if (st.st_size < EI_NIDENT)
 		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
 			    (long long)st.st_size);
+	c->size = (uint64_t)st.st_size;
+	/* Not mapped: libelf reads the headers and each note segment with pread into memory of
+	 * its own, so a file that shrinks while it is read gives short reads, never SIGBUS. */
 	elf_version(EV_CURRENT);
-	c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
 	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF)
 		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file");
-	c->image = (const uint8_t *)elf_rawfile(c->elf, &c->size);
-	if (!c->image)
-		return cst_fail(err, errlen, -CST_E_IO, "cannot map the file: %s", elf_errmsg(-1));
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(c->elf, &eh))
 		return cst_fail(err, errlen, -CST_E_TRUNCATED, "ELF header unreadable: %s", elf_errmsg(-1));
@@ -538,7 +538,12 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			continue;
 		if (ph.p_type == PT_NOTE) {
 			if ((rc = parse_notes(c, &ph)) < 0) {
-				cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
+				if (rc == -CST_E_TRUNCATED)
+					cst_fail(err, errlen, rc, "file is truncated: it shrank while its notes "
+						 "(PT_NOTE at offset %llu) were read",
+						 (unsigned long long)ph.p_offset);
+				else
+					cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
 				goto bad;
 			}
 		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
@@ -709,43 +714,4 @@ const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 		return buf;
 	}
 	return recorded;
-}
-
-/* True when the image is a mapping of the core file itself, from offset 0: libelf reads
- * the file into allocated memory when it cannot map it, and that memory must not be given
- * back.  From /proc/self/maps ("start-end perms offset major:minor inode path", proc(5)). */
-static bool image_is_mapped_file(const struct cst_core *c)
-{
-	struct stat st;
-	if (fstat(c->fd, &st) < 0)
-		return false;
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return false;
-	char *line = NULL;
-	size_t cap = 0;
-	bool ok = false;
-	uintptr_t a = (uintptr_t)c->image;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long lo, hi, off, ino;
-		unsigned maj, min;
-		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &ino) == 6 &&
-		    a >= lo && a < hi) {
-			ok = a == lo && off == 0 && ino == st.st_ino && makedev(maj, min) == st.st_dev;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return ok;
-}
-
-void cst_core_release_pages(struct cst_core *c)
-{
-	if (!c->image || !c->size)
-		return;
-	if (c->image_mapped == 0)
-		c->image_mapped = image_is_mapped_file(c) ? 1 : -1;
-	if (c->image_mapped > 0)
-		madvise((void *)c->image, c->size, MADV_DONTNEED);
 }

@@ -1,7 +1,8 @@
 /* An ELF core file: its threads (NT_PRSTATUS), signal (NT_SIGINFO), process (NT_PRPSINFO),
  * auxiliary vector (NT_AUXV), file mappings (NT_FILE), and its memory as a cst_target.
  *
- * The file is mmapped and never read whole.  Memory comes from PT_LOAD segments, looked up
+ * The file is read with pread, never mapped or read whole: its headers and notes once, its
+ * memory through a small block cache.  Memory comes from PT_LOAD segments, looked up
  * in a sorted index (O(log n)); bytes the kernel left out (the text pages of mapped files)
  * are read from the files NT_FILE names, after -e / --sysroot substitution.  Every size
  * and offset in the file is checked against the file's real size before use. */
@@ -25,7 +26,7 @@ struct cst_core_thread {
 struct cst_core_mapping {         /* one NT_FILE entry */
 	uint64_t start, end;     /* target virtual addresses, [start, end) */
 	uint64_t offset;         /* file offset in bytes (pgoff * page size) */
-	const char *name;        /* path as recorded in the core (points into the mmapped core) */
+	const char *name;        /* path as recorded in the core (points into the core's notes, read once) */
 	int file;                /* index into the core's open-file table, -1 before first use */
 };
 
@@ -59,13 +60,6 @@ struct cst_core_options {
 int cst_core_open(const char *path, const struct cst_core_options *opt, struct cst_core **out,
 		 char *err, size_t errlen);
 void cst_core_close(struct cst_core *c);
-
-/* Lets the memory the mapped core file occupies go: the kernel maps up to 64 KiB of the page
- * cache around every page read (fault-around), so a walk over thousands of threads would
- * otherwise keep the whole file resident.  Later reads fault the pages in again from the
- * page cache (madvise(2), MADV_DONTNEED on a private read-only file mapping).  Never
- * fails. */
-void cst_core_release_pages(struct cst_core *c);
 
 /* The libelf handle of the core (for libdwfl's dwfl_core_file_report). */
 Elf *cst_core_elf(struct cst_core *c);
