@@ -152,7 +152,8 @@ lying_notes.filesz_wrap lying_notes.prstatus_short lying_notes.prstatus_missing
 lying_notes.no_note lying_notes.no_names regs.garbage regs.rsp_at_segment_end
 phdr_lies.phoff_beyond phdr_lies.phoff_wrap phdr_lies.phnum_65535
 phdr_lies.phentsize_8 phdr_lies.load_2e63 phdr_lies.load_offset_wrap
-phdr_lies.load_filesz_gt_memsz phdr_lies.load_vaddr_wrap overlapping_loads
+phdr_lies.load_filesz_gt_memsz phdr_lies.load_impossible phdr_lies.load_impossible.not_truncated
+truncated.message truncated.header phdr_lies.load_vaddr_wrap overlapping_loads
 nt_file_lies.count_1m nt_file_lies.pagesize_0 nt_file_lies.pagesize_2e63
 nt_file_lies.ranges nt_file_lies.names_unterminated nt_file_lies.dev_zero
 nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
@@ -428,6 +429,30 @@ mk phdr_lies.load_offset_wrap load-wrap &&
 # the stack PT_LOAD: p_filesz = p_memsz + 1 MiB (past the end of the file)
 mk phdr_lies.load_filesz_gt_memsz load-filesz-gt-memsz &&
     expect phdr_lies.load_filesz_gt_memsz "0 1 2" "$T/phdr_lies.load_filesz_gt_memsz.core" "" -- "$T/phdr_lies.load_filesz_gt_memsz.core"
+# the first PT_LOAD claims 2^60 bytes in the file (p_filesz = p_memsz = 2^60): its bytes would
+# run into the next segment's, so the header is named as impossible, not the file as truncated
+if python3 "$MKBAD" phset "$BASE" "$T/imp1.core" 1 memsz 0x1000000000000000 2>/dev/null &&
+   python3 "$MKBAD" phset "$T/imp1.core" "$T/phdr_lies.load_impossible.core" 1 filesz 0x1000000000000000 2>/dev/null; then
+    MUT="program header 1 (PT_LOAD): p_memsz = p_filesz = 2^60"
+    expect phdr_lies.load_impossible "1" "$T/phdr_lies.load_impossible.core" \
+        "phdr_lies.load_impossible.core: program header 1 \(PT_LOAD at 0x[0-9a-f]+\) is impossible: 1152921504606846976 bytes at file offset [0-9]+ run into the next segment's bytes" \
+        -- "$T/phdr_lies.load_impossible.core"
+    if grep -q "truncated" "$T/err"; then fail phdr_lies.load_impossible.not_truncated "blamed on a truncation: $(first_err)"
+    else pass phdr_lies.load_impossible.not_truncated; fi
+fi
+# the core cut in the middle of its memory: the message says how much is there and how much the
+# headers describe
+head -c $((file_size / 2)) "$BASE" > "$T/half.core"
+MUT="the core cut to $((file_size / 2)) of $file_size bytes"
+expect truncated.message "1" "$T/half.core" \
+    "half.core: file is truncated: it has $((file_size / 2)) bytes, its program headers describe $file_size; [0-9]+ memory segment\(s\) missing or cut" \
+    -- "$T/half.core"
+# 40 bytes: the ELF magic, then the end of the file inside the ELF header
+head -c 40 "$BASE" > "$T/head40.core"
+MUT="the core cut to 40 bytes"
+expect truncated.header "2" "$T/head40.core" \
+    "head40.core: file is truncated: 40 bytes, shorter than the ELF header \(64 bytes\)" -- "$T/head40.core"
+MUT=
 # a PT_LOAD at vaddr 2^64-4096 with p_memsz 64 KiB: vaddr + memsz wraps
 mk phdr_lies.load_vaddr_wrap load-vaddr-wrap &&
     expect phdr_lies.load_vaddr_wrap "0 1 2" "$T/phdr_lies.load_vaddr_wrap.core" "" -- "$T/phdr_lies.load_vaddr_wrap.core"

@@ -22,6 +22,8 @@
 struct load {                    /* one PT_LOAD */
 	uint64_t vaddr, memsz;   /* target addresses [vaddr, vaddr + memsz) */
 	uint64_t offset, avail;  /* file offset and bytes really present in the file */
+	uint64_t claimed;        /* bytes the header says are in the file (p_filesz, at most p_memsz) */
+	size_t phdr;             /* index of the program header */
 };
 
 struct mapped_file {             /* a file named by NT_FILE, opened on first use */
@@ -459,6 +461,64 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* ---- segments the file does not hold --------------------------------------------- */
+
+static int cmp_load_offset(const void *a, const void *b)
+{
+	const struct load *x = *(const struct load *const *)a, *y = *(const struct load *const *)b;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Says why PT_LOAD bytes are missing.  The kernel writes a core's segments one after the
+ * other, so a file cut short loses the tail of the last ones; a header whose bytes would
+ * run into the next segment's (or past 2^64) cannot describe any file and is named as such,
+ * not blamed on a truncation.  Returns 0 or -CST_E_NOMEM. */
+static int check_cut_loads(struct cst_core *c)
+{
+	struct load **by_off = malloc((c->nloads ? c->nloads : 1) * sizeof *by_off);
+	if (!by_off)
+		return -CST_E_NOMEM;
+	size_t n = 0, cut = 0, impossible = 0;
+	for (size_t i = 0; i < c->nloads; i++)
+		if (c->loads[i].claimed > 0)
+			by_off[n++] = &c->loads[i];
+	qsort(by_off, n, sizeof *by_off, cmp_load_offset);
+	uint64_t need = 0;
+	const struct load *first_bad = NULL;
+	uint64_t first_bad_next = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct load *l = by_off[k];
+		uint64_t end = l->offset + l->claimed;
+		size_t j = k + 1;
+		while (j < n && by_off[j]->offset == l->offset)
+			j++;
+		if (end < l->offset || (j < n && end > by_off[j]->offset)) {
+			if (!impossible++) {
+				first_bad = l;
+				first_bad_next = j < n ? by_off[j]->offset : 0;
+			}
+			continue;
+		}
+		if (end > need)
+			need = end;
+		if (l->avail < l->claimed)
+			cut++;
+	}
+	free(by_off);
+	if (first_bad)
+		cst_core_warn(c, "program header %zu (PT_LOAD at 0x%llx) is impossible: %llu bytes at file offset "
+			      "%llu %s; its memory is left out%s", first_bad->phdr,
+			      (unsigned long long)first_bad->vaddr, (unsigned long long)first_bad->claimed,
+			      (unsigned long long)first_bad->offset,
+			      first_bad_next ? "run into the next segment's bytes" : "run past 2^64",
+			      impossible > 1 ? " (and so are other program headers)" : "");
+	if (cut)
+		cst_core_warn(c, "file is truncated: it has %llu bytes, its program headers describe %llu; "
+			      "%zu memory segment(s) missing or cut", (unsigned long long)c->size,
+			      (unsigned long long)need, cut);
+	return 0;
+}
+
 /* ---- open ------------------------------------------------------------------------ */
 
 static int open_elf(struct cst_core *c, const char *path, int fd, char *err, size_t errlen)
@@ -472,6 +532,14 @@ static int open_elf(struct cst_core *c, const char *path, int fd, char *err, siz
 	struct stat st;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return cst_fail(err, errlen, -CST_E_IO, "not a regular file");
+	/* A file that begins like an ELF file but ends before its header is a cut core. */
+	unsigned char ident[EI_NIDENT] = { 0 };
+	ssize_t got = pread(c->fd, ident, sizeof ident, 0);
+	size_t ehdr = got > EI_CLASS && ident[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+	if (got >= (ssize_t)SELFMAG && memcmp(ident, ELFMAG, SELFMAG) == 0 && (uint64_t)st.st_size < ehdr)
+		return cst_fail(err, errlen, -CST_E_TRUNCATED,
+				"file is truncated: %lld bytes, shorter than the ELF header (%zu bytes)",
+				(long long)st.st_size, ehdr);
 	if (st.st_size < EI_NIDENT)
 		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
 			    (long long)st.st_size);
@@ -531,7 +599,6 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto bad;
 	}
-	bool cut = false;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(c->elf, (int)i, &ph))
@@ -554,16 +621,20 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 				l->memsz = UINT64_MAX - l->vaddr;
 			l->offset = ph.p_offset;
 			uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+			l->claimed = fs;
+			l->phdr = i;
 			if (l->offset >= c->size)
-				fs = 0, cut = cut || ph.p_filesz > 0;
+				fs = 0;
 			else if (fs > c->size - l->offset)
-				fs = c->size - l->offset, cut = true;
+				fs = c->size - l->offset;
 			l->avail = fs;
 			c->nloads++;
 		}
 	}
-	if (cut)
-		cst_core_warn(c, "file is truncated: some memory segments are missing");
+	if ((rc = check_cut_loads(c)) < 0) {
+		cst_fail(err, errlen, rc, "out of memory");
+		goto bad;
+	}
 	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
 		rc = cst_fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
