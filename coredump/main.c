@@ -12,10 +12,12 @@
 #include "symbols.h"
 #include "triage.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_PARTIAL 1
@@ -116,8 +118,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":e:p:ijn:vhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e': o->executable = optarg; break;
-		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case 'e':
+		case OPT_SYSROOT: {
+			/* checked now, as --debug-dir is: a run that would find none of its files is a
+			 * usage error, not a core's problem */
+			struct stat st;
+			bool dir = c == OPT_SYSROOT;
+			int bad = stat(optarg, &st) < 0 ? errno : 0;
+			if (bad || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+				fprintf(stderr, "corestack: %s %s: %s\n", dir ? "--sysroot" : "-e", optarg,
+					bad ? strerror(bad) : dir ? "not a directory" : "not a regular file");
+				return EXIT_USAGE;
+			}
+			if (dir)
+				o->sysroot = optarg;
+			else
+				o->executable = optarg;
+			break;
+		}
 		case 'p':
 			o->pid = (int)strtol(optarg, &end, 10);
 			if (*end || o->pid <= 0)

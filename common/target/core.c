@@ -77,6 +77,7 @@ struct cst_core {
 	char *executable;               /* -e, or the mapping holding AT_ENTRY */
 	const char *exe_recorded;       /* the core's own path for it */
 	char *sysroot;
+	int sysroot_fd;          /* O_PATH descriptor of the sysroot, -1 without one */
 	char *warnings[MAX_WARNINGS];
 	size_t nwarnings;
 };
@@ -169,14 +170,16 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 	struct mapped_file *f = &c->files[m->file];
 	if (!f->tried) {
 		f->tried = true;
-		f->local = strdup(cst_core_local_path(c, f->recorded));
 		f->fd = -1;
-		if (!f->local)
-			return f;
 		/* a FIFO or device planted in NT_FILE is not even opened */
 		struct stat st;
-		char err[128];
-		int fd = cst_open_regular(f->local, 0, &st, err, sizeof err);
+		char err[128], path[PATH_MAX];
+		int fd = cst_core_open_file(c, f->recorded, &st, path, sizeof path, err, sizeof err);
+		f->local = strdup(path);
+		if (fd >= 0 && !f->local) {
+			close(fd);
+			return f;
+		}
 		if (fd < 0) {
 			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, err);
 		} else {
@@ -575,12 +578,20 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	if (!c)
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	c->fd = -1;
+	c->sysroot_fd = -1;
 	*out = NULL;
 	int rc = open_elf(c, path, opt ? opt->fd : 0, err, errlen);
 	if (rc < 0)
 		goto bad;
-	if (opt && opt->sysroot)
+	if (opt && opt->sysroot) {
 		c->sysroot = strdup(opt->sysroot);
+		c->sysroot_fd = open(opt->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (!c->sysroot || c->sysroot_fd < 0) {
+			rc = cst_fail(err, errlen, -CST_E_NOENT, "--sysroot %s: %s", opt->sysroot,
+				      c->sysroot ? strerror(errno) : "out of memory");
+			goto bad;
+		}
+	}
 
 	size_t nph;
 	if (elf_getphdrnum(c->elf, &nph) < 0) {
@@ -689,6 +700,8 @@ void cst_core_close(struct cst_core *c)
 	free(c->threads);
 	free(c->executable);
 	free(c->sysroot);
+	if (c->sysroot_fd >= 0)
+		close(c->sysroot_fd);
 	if (c->elf)
 		elf_end(c->elf);
 	if (c->fd >= 0)
@@ -737,52 +750,72 @@ bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val)
 	return false;
 }
 
-/* True when PATH is a regular file that is not an ELF file of another class than the core
- * (a 64-bit library for a 32-bit core).  Opened without blocking. */
-static bool fits_core(const struct cst_core *c, const char *path)
+/* True when FD is not an ELF file of another class than the core (a 64-bit library for a
+ * 32-bit core). */
+static bool fits_core(const struct cst_core *c, int fd)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	struct stat st;
 	unsigned char id[EI_NIDENT];
-	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (ok && pread(fd, id, sizeof id, 0) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0)
-		ok = id[EI_CLASS] == c->arch->elf_class;
-	close(fd);
-	return ok;
+	if (pread(fd, id, sizeof id, 0) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0)
+		return id[EI_CLASS] == c->arch->elf_class;
+	return true;
 }
 
-/* The library RECORDED (a path on the machine that dumped) under --sysroot when it is not
- * at the same path there: the same file name in the sysroot's library directories of the
- * core's class.  Debian's cross sysroots keep a sparc64 system's /lib/sparc64-linux-gnu
- * and /lib64 libraries in lib/, and 32-bit ones in lib32/.  BUF keeps SYSROOT+RECORDED
- * when no candidate fits. */
-static void sysroot_library(const struct cst_core *c, const char *recorded, char *buf, size_t len)
+/* RECORDED (an absolute path on the machine that dumped) under --sysroot, resolved inside
+ * it.  When it is not there, or is of the other ELF class, the same file name in the
+ * sysroot's library directories of the core's class: Debian's cross sysroots keep a sparc64
+ * system's /lib/sparc64-linux-gnu and /lib64 libraries in lib/, and 32-bit ones in lib32/. */
+static int open_in_sysroot(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+			   size_t pathlen, char *err, size_t errlen)
 {
 	static const char *const dirs64[] = { "/lib64/", "/lib/", "/usr/lib64/", "/usr/lib/", NULL };
 	static const char *const dirs32[] = { "/lib32/", "/lib/", "/usr/lib32/", "/usr/lib/", NULL };
+	int fd = cst_open_regular_in_root(c->sysroot_fd, c->sysroot, recorded, st, path, pathlen, err, errlen);
+	if (fd >= 0 && fits_core(c, fd))
+		return fd;
 	const char *base = strrchr(recorded, '/') + 1;
-	char try[PATH_MAX];
 	for (const char *const *d = c->arch->addr_size == 8 ? dirs64 : dirs32; *d; d++) {
-		snprintf(try, sizeof try, "%s%s%s", c->sysroot, *d, base);
-		if (fits_core(c, try)) {
-			snprintf(buf, len, "%s", try);
-			return;
+		char try[PATH_MAX], tpath[PATH_MAX], terr[128];
+		struct stat tst;
+		snprintf(try, sizeof try, "%s%s", *d, base);
+		int t = cst_open_regular_in_root(c->sysroot_fd, c->sysroot, try, &tst, tpath, sizeof tpath,
+						 terr, sizeof terr);
+		if (t < 0)
+			continue;
+		if (!fits_core(c, t)) {
+			close(t);
+			continue;
 		}
+		if (fd >= 0)
+			close(fd);
+		*st = tst;
+		snprintf(path, pathlen, "%s", tpath);
+		return t;
 	}
+	if (fd < 0)                  /* for messages: where it was looked for */
+		snprintf(path, pathlen, "%s%s", c->sysroot, recorded);
+	return fd;
+}
+
+int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		       size_t pathlen, char *err, size_t errlen)
+{
+	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0) {
+		snprintf(path, pathlen, "%s", c->executable);
+		return cst_open_regular(c->executable, 0, st, err, errlen);
+	}
+	if (c->sysroot && recorded[0] == '/')
+		return open_in_sysroot(c, recorded, st, path, pathlen, err, errlen);
+	snprintf(path, pathlen, "%s", recorded);
+	return cst_open_regular(recorded, 0, st, err, errlen);
 }
 
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 {
 	static __thread char buf[PATH_MAX];
-	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0)
-		return c->executable;
-	if (c->sysroot && recorded[0] == '/') {
-		snprintf(buf, sizeof buf, "%s%s", c->sysroot, recorded);
-		if (!fits_core(c, buf))
-			sysroot_library(c, recorded, buf, sizeof buf);
-		return buf;
-	}
-	return recorded;
+	struct stat st;
+	char err[128];
+	int fd = cst_core_open_file(c, recorded, &st, buf, sizeof buf, err, sizeof err);
+	if (fd >= 0)
+		close(fd);
+	return buf;
 }

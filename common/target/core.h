@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include "arch.h"
 #include "regs.h"
 #include "target.h"
@@ -82,8 +83,18 @@ bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val);
 
 size_t cst_core_nmappings(const struct cst_core *c);
 const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t i);
-/* Path on this machine for a path recorded in the core (after -e and --sysroot).  The
- * result is owned by the core. */
+/* Opens the file the core recorded as RECORDED, on this machine: the -e executable for the
+ * main executable's path; under --sysroot, RECORDED resolved inside the sysroot (".." and
+ * symbolic links never lead out of it, see cst_open_regular_in_root), or the same file name
+ * in the sysroot's library directories when that is not there or of the other ELF class;
+ * else RECORDED itself.  Only regular files are opened, without blocking.  The path opened
+ * (or, on failure, looked for) goes to PATH (PATHLEN bytes).  Returns the descriptor or, as
+ * cst_open_regular, -CST_E_NOENT / -CST_E_PERM / -CST_E_IO with a reason in ERR. */
+int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		       size_t pathlen, char *err, size_t errlen);
+
+/* The path cst_core_open_file opens (or looks for) for RECORDED, for messages.  Valid until
+ * the next call in the same thread. */
 const char *cst_core_local_path(struct cst_core *c, const char *recorded);
 
 /* Adds a one-line warning (printf format, without the core's name); repeated identical
