@@ -108,8 +108,9 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 				fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n", what,
 					map, cst_perfmap_bad_lines(st->perfmap));
 			if (cst_perfmap_truncated(st->perfmap))
-				fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound)\n",
-					what, map, cst_perfmap_entries(st->perfmap));
+				fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)\n",
+					what, map, cst_perfmap_entries(st->perfmap),
+					(unsigned long long)(CST_PERFMAP_MAX_BYTES >> 20), CST_PERFMAP_MAX_ENTRIES);
 			bt_jit_use(st->perfmap);
 		}
 	}

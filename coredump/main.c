@@ -12,17 +12,17 @@
 #include "symbols.h"
 #include "triage.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_PARTIAL 1
 #define EXIT_UNUSABLE 2
 #define EXIT_USAGE 64
-/* threads walked between two cst_core_release_pages: bounds the resident part of the core */
-#define RELEASE_EVERY 256
 
 #ifndef CORESTACK_VERSION
 #define CORESTACK_VERSION "0.1"
@@ -118,8 +118,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":e:p:ijn:vhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e': o->executable = optarg; break;
-		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case 'e':
+		case OPT_SYSROOT: {
+			/* checked now, as --debug-dir is: a run that would find none of its files is a
+			 * usage error, not a core's problem */
+			struct stat st;
+			bool dir = c == OPT_SYSROOT;
+			int bad = stat(optarg, &st) < 0 ? errno : 0;
+			if (bad || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+				fprintf(stderr, "corestack: %s %s: %s\n", dir ? "--sysroot" : "-e", optarg,
+					bad ? strerror(bad) : dir ? "not a directory" : "not a regular file");
+				return EXIT_USAGE;
+			}
+			if (dir)
+				o->sysroot = optarg;
+			else
+				o->executable = optarg;
+			break;
+		}
 		case 'p':
 			o->pid = (int)strtol(optarg, &end, 10);
 			if (*end || o->pid <= 0)
@@ -266,8 +282,6 @@ static int run_core(const struct options *o, struct triage *tr)
 		const struct cst_core_thread *t = cst_core_thread(core, i);
 		if (i > 0 && tr_quiet(tr))
 			break;      /* only the signature's thread is needed */
-		if (i % RELEASE_EVERY == RELEASE_EVERY - 1)
-			cst_core_release_pages(core);
 		bt.tid = t->tid;
 		bt.crashed = t->crashed;
 		bt.cursig = t->crashed && sig->present ? sig->signo : t->cursig;

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <json.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 struct collect {
@@ -28,8 +29,8 @@ static int file_note(struct cst_core *core, const char *name, const unsigned cha
 {
 	*out = NULL;
 	struct stat st;
-	char e[64];
-	int fd = name && name[0] == '/' ? cst_open_regular(cst_core_local_path(core, name), 0, &st, e, sizeof e) : -1;
+	char e[64], path[PATH_MAX];
+	int fd = name && name[0] == '/' ? cst_core_open_file(core, name, &st, path, sizeof path, e, sizeof e) : -1;
 	if (fd < 0)
 		return 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -152,7 +152,8 @@ lying_notes.filesz_wrap lying_notes.prstatus_short lying_notes.prstatus_missing
 lying_notes.no_note lying_notes.no_names regs.garbage regs.rsp_at_segment_end
 phdr_lies.phoff_beyond phdr_lies.phoff_wrap phdr_lies.phnum_65535
 phdr_lies.phentsize_8 phdr_lies.load_2e63 phdr_lies.load_offset_wrap
-phdr_lies.load_filesz_gt_memsz phdr_lies.load_vaddr_wrap overlapping_loads
+phdr_lies.load_filesz_gt_memsz phdr_lies.load_impossible phdr_lies.load_impossible.not_truncated
+truncated.message truncated.header phdr_lies.load_vaddr_wrap overlapping_loads
 nt_file_lies.count_1m nt_file_lies.pagesize_0 nt_file_lies.pagesize_2e63
 nt_file_lies.ranges nt_file_lies.names_unterminated nt_file_lies.dev_zero
 nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
@@ -428,6 +429,30 @@ mk phdr_lies.load_offset_wrap load-wrap &&
 # the stack PT_LOAD: p_filesz = p_memsz + 1 MiB (past the end of the file)
 mk phdr_lies.load_filesz_gt_memsz load-filesz-gt-memsz &&
     expect phdr_lies.load_filesz_gt_memsz "0 1 2" "$T/phdr_lies.load_filesz_gt_memsz.core" "" -- "$T/phdr_lies.load_filesz_gt_memsz.core"
+# the first PT_LOAD claims 2^60 bytes in the file (p_filesz = p_memsz = 2^60): its bytes would
+# run into the next segment's, so the header is named as impossible, not the file as truncated
+if python3 "$MKBAD" phset "$BASE" "$T/imp1.core" 1 memsz 0x1000000000000000 2>/dev/null &&
+   python3 "$MKBAD" phset "$T/imp1.core" "$T/phdr_lies.load_impossible.core" 1 filesz 0x1000000000000000 2>/dev/null; then
+    MUT="program header 1 (PT_LOAD): p_memsz = p_filesz = 2^60"
+    expect phdr_lies.load_impossible "1" "$T/phdr_lies.load_impossible.core" \
+        "phdr_lies.load_impossible.core: program header 1 \(PT_LOAD at 0x[0-9a-f]+\) is impossible: 1152921504606846976 bytes at file offset [0-9]+ run into the next segment's bytes" \
+        -- "$T/phdr_lies.load_impossible.core"
+    if grep -q "truncated" "$T/err"; then fail phdr_lies.load_impossible.not_truncated "blamed on a truncation: $(first_err)"
+    else pass phdr_lies.load_impossible.not_truncated; fi
+fi
+# the core cut in the middle of its memory: the message says how much is there and how much the
+# headers describe
+head -c $((file_size / 2)) "$BASE" > "$T/half.core"
+MUT="the core cut to $((file_size / 2)) of $file_size bytes"
+expect truncated.message "1" "$T/half.core" \
+    "half.core: file is truncated: it has $((file_size / 2)) bytes, its program headers describe $file_size; [0-9]+ memory segment\(s\) missing or cut" \
+    -- "$T/half.core"
+# 40 bytes: the ELF magic, then the end of the file inside the ELF header
+head -c 40 "$BASE" > "$T/head40.core"
+MUT="the core cut to 40 bytes"
+expect truncated.header "2" "$T/head40.core" \
+    "head40.core: file is truncated: 40 bytes, shorter than the ELF header \(64 bytes\)" -- "$T/head40.core"
+MUT=
 # a PT_LOAD at vaddr 2^64-4096 with p_memsz 64 KiB: vaddr + memsz wraps
 mk phdr_lies.load_vaddr_wrap load-vaddr-wrap &&
     expect phdr_lies.load_vaddr_wrap "0 1 2" "$T/phdr_lies.load_vaddr_wrap.core" "" -- "$T/phdr_lies.load_vaddr_wrap.core"
@@ -785,6 +810,27 @@ if [ -x "$TP" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$T/shrink.core" "$T
     fi
 else
     skip shrunk_while_open "no core of $TP (make test-progs)"
+fi
+
+# shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
+# LD_PRELOAD shim around libelf's elf_getdata_rawchunk).  Reading notes through the file's
+# mapping died of SIGBUS there; they are read with pread, so it is a one-line "truncated".
+if [ -n "${TP:-}" ] && [ -e "$T/shrink.core" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$T/notes.core" "$TP" >/dev/null 2>&1 &&
+   gcc -shared -fPIC -o "$T/shrink_notes.so" "$TOP/tests/badinput/shrink_notes.c" -ldl 2>"$T/err"; then
+    LAST_CMD="corestack notes.core, truncated when its notes are read"
+    SHRINK_PATH=$T/notes.core LD_PRELOAD=$T/shrink_notes.so \
+        ASAN_OPTIONS=verify_asan_link_order=0:$ASAN_OPTIONS \
+        timeout "$TIMEOUT" "$CS" "$T/notes.core" >"$T/out" 2>"$T/err"
+    RC=$?
+    if [ $RC != 2 ]; then
+        fail shrunk_while_notes_read "exit status $RC, want 2"
+    elif [ "$(wc -l < "$T/err")" != 1 ] || ! grep -q "^corestack: $T/notes.core: file is truncated: it shrank while its notes" "$T/err"; then
+        fail shrunk_while_notes_read "message: $(head -3 "$T/err")"
+    else
+        pass shrunk_while_notes_read
+    fi
+else
+    skip shrunk_while_notes_read "no core of ${TP:-threads-g} or no gcc"
 fi
 
 exit 0

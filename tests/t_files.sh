@@ -110,6 +110,17 @@ cat "$W/core" | "$CS" --json - > "$W/c.json" 2>/dev/null
 [ "$(funcs "$W/c.json")" = "$want" ] && pass stdin-plain-pipe || fail stdin-plain-pipe "$(funcs "$W/c.json")"
 "$CS" - < /dev/null > /dev/null 2>"$W/e"; rc=$?
 err_line stdin-empty 2 $rc "$W/e" "-" "not an ELF file"
+# an endless pipe that is neither ELF nor compressed is refused at its first bytes, and so is a
+# compressed stream whose content is not ELF: nothing is spooled to TMPDIR first (the timeout
+# only keeps a regression from hanging the suite)
+mkdir -p "$W/spool"
+cat /dev/zero | TMPDIR=$W/spool timeout 60 "$CS" - > /dev/null 2>"$W/e"; rc=$?
+err_line stdin-zeros 2 $rc "$W/e" "-" "standard input begins with 00 00 00 00"
+if command -v zstd >/dev/null; then
+	head -c 1000000 /dev/zero | zstd -q > "$W/zeros.zst"
+	TMPDIR=$W/spool "$CS" "$W/zeros.zst" > /dev/null 2>"$W/e"; rc=$?
+	err_line zst-of-zeros 2 $rc "$W/e" "$W/zeros.zst" "the decompressed core begins with 00 00 00 00"
+fi
 # the size bound
 if command -v zstd >/dev/null; then
 	"$CS" --max-core-size 64K "$W/core.zst" > /dev/null 2>"$W/e"; rc=$?
@@ -290,6 +301,13 @@ with open(sys.argv[1], "w") as f:
 [ $rc -le 1 ] && grep -q "perf map $W/huge.map: read only its first 4000000 entries" "$W/e" \
 	&& pass perf-map-huge || fail perf-map-huge "exit $rc: $(cat "$W/e")"
 rm -f "$W/huge.map"
+# one line without a newline in a 2 GiB (sparse) file: read up to the 256 MiB bound, not to its
+# end (reading the whole file takes several times the timeout; the bound, about a second)
+printf '1000 10 x' > "$W/endless.map" && truncate -s 2G "$W/endless.map"
+timeout 20 "$CS" --perf-map "$W/endless.map" "$W/core" > /dev/null 2>"$W/e"; rc=$?
+[ $rc -le 1 ] && grep -q "perf map $W/endless.map: read only its first 0 entries (size bound: 256 MiB" "$W/e" \
+	&& pass perf-map-endless-line || fail perf-map-endless-line "exit $rc: $(cat "$W/e")"
+rm -f "$W/endless.map"
 
 # JIT frames: a real node core
 NODE=$(command -v node || command -v nodejs)

@@ -79,6 +79,37 @@ cp "$W/moved" "$W/root$W/waiter"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["module"] and f["module"].startswith(sys.argv[2]) for f in d["threads"][0]["frames"]))' "$W/sys.json" "$W/root" \
 	&& pass sysroot-module-path || fail sysroot-module-path "no module path under the sysroot"
 
+# --sysroot confines the core: a recorded path with ".." (NT_FILE renamed by mkbad) and an
+# absolute symbolic link inside DIR both lead to the host's C library; neither may be opened:
+# no frame gets a name from it (the baseline names __libc_start_call_main from it)
+inside() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = sorted({f["function"] for t in d["threads"] for f in t["frames"]
+              if (f["function"] or "").startswith("__libc_start")})
+print(" ".join(bad)); sys.exit(1 if bad else 0)' "$1"; }
+funcs "$W/base.json" 0 | grep '^__libc_start_call_main$' >/dev/null || fail sysroot-confined-baseline "no __libc_start_call_main in the baseline"
+libc=$(python3 -c 'import json,sys; print(next(m["name"] for m in json.load(open(sys.argv[1]))["modules"] if "/libc.so" in m["name"]))' "$W/base.json" 2>/dev/null)
+if [ -n "$libc" ] && python3 tests/lib/mkbad.py ntfile-rename "$core" "$W/dotdot.core" "$libc" "/../../../../../..$libc" 2>/dev/null; then
+	"$CS" --json --sysroot "$W/root" "$W/dotdot.core" > "$W/dd.json" 2>/dev/null
+	out=$(inside "$W/dd.json") && pass sysroot-dotdot-confined || fail sysroot-dotdot-confined "opened outside the sysroot: $out"
+	mkdir -p "$W/root2$W" "$W/root2$(dirname "$libc")"
+	cp "$W/moved" "$W/root2$W/waiter"
+	ln -s "$libc" "$W/root2$libc"
+	"$CS" --json --sysroot "$W/root2" "$core" > "$W/ln.json" 2>/dev/null
+	out=$(inside "$W/ln.json") && pass sysroot-symlink-confined || fail sysroot-symlink-confined "opened outside the sysroot: $out"
+	[ "$(funcs "$W/ln.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] && pass sysroot-symlink-walk \
+		|| fail sysroot-symlink-walk "$(funcs "$W/ln.json" 0 | tr '\n' ' ')"
+else
+	fail sysroot-confined "no C library in the core's modules, or mkbad failed"
+fi
+# a missing --sysroot or -e is a usage error, said at once in one line
+for opt in --sysroot -e; do
+	"$CS" $opt "$W/nonexistent" "$core" > /dev/null 2>"$W/err"; rc=$?
+	[ $rc = 64 ] && [ "$(cat "$W/err")" = "corestack: $opt $W/nonexistent: No such file or directory" ] \
+		&& pass "missing$opt" || fail "missing$opt" "exit $rc: $(cat "$W/err")"
+done
+
 # build-id mismatch: another program at the recorded path
 gcc -O0 -pthread -DOTHER -o "$W/waiter" tests/options/waiter.c
 "$CS" --json "$core" > "$W/mm.json" 2>"$W/mm.err"; rc=$?

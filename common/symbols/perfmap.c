@@ -117,6 +117,19 @@ static int parse_line(struct cst_perfmap *m, const char *line, size_t len)
 	return add(m, start, size, p, nlen);
 }
 
+/* Reads F past the next newline through BUF (CAP bytes), up to byte offset LIMIT of the
+ * file: a line without a newline must not make us read a whole file.  The offset counts, not
+ * the string lengths: a line of NUL bytes is as long as any other. */
+static void skip_line(FILE *f, char *buf, size_t cap, uint64_t limit)
+{
+	off_t at;
+	while ((at = ftello(f)) >= 0 && (uint64_t)at <= limit && fgets(buf, (int)cap, f)) {
+		size_t len = strlen(buf);
+		if (len > 0 && buf[len - 1] == '\n')
+			break;
+	}
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
@@ -145,21 +158,16 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto out;
 	}
-	uint64_t total = 0;
 	size_t cap = CST_PERFMAP_MAX_NAME + 128;
 	while (fgets(line, (int)cap, f)) {
 		size_t len = strlen(line);
-		total += len;
 		bool whole = len > 0 && line[len - 1] == '\n';
 		if (whole)
 			line[--len] = 0;
-		else {                   /* a long line: its tail is dropped */
-			int ch;
-			while ((ch = getc(f)) != EOF && ch != '\n')
-				total++;
-			total++;
-		}
-		if (total > CST_PERFMAP_MAX_BYTES || m->n >= CST_PERFMAP_MAX_ENTRIES) {
+		else                     /* a long line: its tail is dropped */
+			skip_line(f, line, cap, CST_PERFMAP_MAX_BYTES);
+		off_t at = ftello(f);
+		if (at < 0 || (uint64_t)at > CST_PERFMAP_MAX_BYTES || m->n >= CST_PERFMAP_MAX_ENTRIES) {
 			m->truncated = true;
 			break;
 		}

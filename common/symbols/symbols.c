@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,10 +181,9 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	struct cst_symbols *s = current;
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	const char *path = cst_core_local_path(s->core, modname);
 	struct stat st;
-	char err[128];
-	int fd = cst_open_regular(path, 0, &st, err, sizeof err);
+	char err[128], path[PATH_MAX];
+	int fd = cst_core_open_file(s->core, modname, &st, path, sizeof path, err, sizeof err);
 	if (fd == -CST_E_NOENT || fd == -CST_E_PERM) {
 		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
@@ -327,8 +327,8 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	if (cst_target_read(cst_core_target(s->core), base, magic, SELFMAG) == 0)
 		return memcmp(magic, ELFMAG, SELFMAG) == 0;
 	struct stat st;
-	char err[128];
-	int fd = cst_open_regular(cst_core_local_path(s->core, name), 0, &st, err, sizeof err);
+	char err[128], path[PATH_MAX];
+	int fd = cst_core_open_file(s->core, name, &st, path, sizeof path, err, sizeof err);
 	if (fd < 0)
 		return false;
 	bool ok = pread(fd, magic, SELFMAG, 0) == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -23,6 +22,8 @@
 struct load {                    /* one PT_LOAD */
 	uint64_t vaddr, memsz;   /* target addresses [vaddr, vaddr + memsz) */
 	uint64_t offset, avail;  /* file offset and bytes really present in the file */
+	uint64_t claimed;        /* bytes the header says are in the file (p_filesz, at most p_memsz) */
+	size_t phdr;             /* index of the program header */
 };
 
 struct mapped_file {             /* a file named by NT_FILE, opened on first use */
@@ -49,9 +50,7 @@ struct cst_core {
 	int fd;
 	Elf *elf;
 	struct block_cache *blocks;  /* NULL until the first read; NULL again if malloc failed */
-	const uint8_t *image;    /* the mmapped file */
-	size_t size;
-	int image_mapped;        /* image is a mapping of the file: 0 not known yet, 1 yes, -1 no */
+	uint64_t size;           /* bytes of the file when it was opened */
 	const struct cst_arch *arch;
 	struct cst_target target;
 
@@ -78,6 +77,7 @@ struct cst_core {
 	char *executable;               /* -e, or the mapping holding AT_ENTRY */
 	const char *exe_recorded;       /* the core's own path for it */
 	char *sysroot;
+	int sysroot_fd;          /* O_PATH descriptor of the sysroot, -1 without one */
 	char *warnings[MAX_WARNINGS];
 	size_t nwarnings;
 };
@@ -136,9 +136,9 @@ static int cmp_map(const void *a, const void *b)
 	}                                                                     \
 	(ptrdiff_t)lo_ - 1; })
 
-/* How many bytes at ADDR the PT_LOADs can supply, and where; 0 when none. Overlapping
+/* How many bytes at ADDR the PT_LOADs can supply, and at which file offset; 0 when none. Overlapping
  * segments are allowed: a few earlier ones are looked at too. */
-static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
+static size_t load_span(struct cst_core *c, uint64_t addr, uint64_t *off)
 {
 	/* the segment of the last read, when the search would find it first */
 	if (c->last_load < c->nloads) {
@@ -146,7 +146,7 @@ static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
 		uint64_t rel = addr - l->vaddr;
 		if (addr >= l->vaddr && rel < l->avail &&
 		    (c->last_load + 1 == c->nloads || c->loads[c->last_load + 1].vaddr > addr)) {
-			*src = c->image + l->offset + rel;
+			*off = l->offset + rel;
 			return l->avail - rel;
 		}
 	}
@@ -156,7 +156,7 @@ static size_t load_span(struct cst_core *c, uint64_t addr, const uint8_t **src)
 		uint64_t rel = addr - l->vaddr;
 		if (rel < l->avail) {
 			c->last_load = (size_t)i;
-			*src = c->image + l->offset + rel;
+			*off = l->offset + rel;
 			return l->avail - rel;
 		}
 	}
@@ -170,14 +170,16 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 	struct mapped_file *f = &c->files[m->file];
 	if (!f->tried) {
 		f->tried = true;
-		f->local = strdup(cst_core_local_path(c, f->recorded));
 		f->fd = -1;
-		if (!f->local)
-			return f;
 		/* a FIFO or device planted in NT_FILE is not even opened */
 		struct stat st;
-		char err[128];
-		int fd = cst_open_regular(f->local, 0, &st, err, sizeof err);
+		char err[128], path[PATH_MAX];
+		int fd = cst_core_open_file(c, f->recorded, &st, path, sizeof path, err, sizeof err);
+		f->local = strdup(path);
+		if (fd >= 0 && !f->local) {
+			close(fd);
+			return f;
+		}
 		if (fd < 0) {
 			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, err);
 		} else {
@@ -217,9 +219,9 @@ static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_
 {
 	if (!c->blocks && c->fd >= 0)
 		c->blocks = calloc(1, sizeof *c->blocks);
-	if (!c->blocks) {            /* no memory for the cache: straight from the mapping */
-		memcpy(out, c->image + off, n);
-		return 0;
+	if (!c->blocks) {            /* no memory for the cache: straight from the file */
+		ssize_t got = pread(c->fd, out, n, (off_t)off);
+		return got == (ssize_t)n ? 0 : -CST_E_MEMORY;
 	}
 	while (n > 0) {
 		uint64_t b = off >> BLOCK_SHIFT;
@@ -247,12 +249,12 @@ static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 	struct cst_core *c = priv;
 	uint8_t *out = buf;
 	while (len > 0) {
-		const uint8_t *src;
-		size_t n = load_span(c, addr, &src);
+		uint64_t off;
+		size_t n = load_span(c, addr, &off);
 		if (n > 0) {
 			if (n > len)
 				n = len;
-			if (read_file_bytes(c, (uint64_t)(src - c->image), out, n) < 0)
+			if (read_file_bytes(c, off, out, n) < 0)
 				return -CST_E_MEMORY;
 		} else {
 			n = file_span(c, addr, out, len);
@@ -417,6 +419,9 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 	}
 	Elf_Data *data = elf_getdata_rawchunk(c->elf, (int64_t)off, size, ELF_T_NHDR);
 	if (!data) {
+		struct stat st;
+		if (fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < off + size)
+			return -CST_E_TRUNCATED;     /* the file shrank since it was opened */
 		cst_core_warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
 		return 0;
 	}
@@ -459,6 +464,64 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* ---- segments the file does not hold --------------------------------------------- */
+
+static int cmp_load_offset(const void *a, const void *b)
+{
+	const struct load *x = *(const struct load *const *)a, *y = *(const struct load *const *)b;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* Says why PT_LOAD bytes are missing.  The kernel writes a core's segments one after the
+ * other, so a file cut short loses the tail of the last ones; a header whose bytes would
+ * run into the next segment's (or past 2^64) cannot describe any file and is named as such,
+ * not blamed on a truncation.  Returns 0 or -CST_E_NOMEM. */
+static int check_cut_loads(struct cst_core *c)
+{
+	struct load **by_off = malloc((c->nloads ? c->nloads : 1) * sizeof *by_off);
+	if (!by_off)
+		return -CST_E_NOMEM;
+	size_t n = 0, cut = 0, impossible = 0;
+	for (size_t i = 0; i < c->nloads; i++)
+		if (c->loads[i].claimed > 0)
+			by_off[n++] = &c->loads[i];
+	qsort(by_off, n, sizeof *by_off, cmp_load_offset);
+	uint64_t need = 0;
+	const struct load *first_bad = NULL;
+	uint64_t first_bad_next = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct load *l = by_off[k];
+		uint64_t end = l->offset + l->claimed;
+		size_t j = k + 1;
+		while (j < n && by_off[j]->offset == l->offset)
+			j++;
+		if (end < l->offset || (j < n && end > by_off[j]->offset)) {
+			if (!impossible++) {
+				first_bad = l;
+				first_bad_next = j < n ? by_off[j]->offset : 0;
+			}
+			continue;
+		}
+		if (end > need)
+			need = end;
+		if (l->avail < l->claimed)
+			cut++;
+	}
+	free(by_off);
+	if (first_bad)
+		cst_core_warn(c, "program header %zu (PT_LOAD at 0x%llx) is impossible: %llu bytes at file offset "
+			      "%llu %s; its memory is left out%s", first_bad->phdr,
+			      (unsigned long long)first_bad->vaddr, (unsigned long long)first_bad->claimed,
+			      (unsigned long long)first_bad->offset,
+			      first_bad_next ? "run into the next segment's bytes" : "run past 2^64",
+			      impossible > 1 ? " (and so are other program headers)" : "");
+	if (cut)
+		cst_core_warn(c, "file is truncated: it has %llu bytes, its program headers describe %llu; "
+			      "%zu memory segment(s) missing or cut", (unsigned long long)c->size,
+			      (unsigned long long)need, cut);
+	return 0;
+}
+
 /* ---- open ------------------------------------------------------------------------ */
 
 static int open_elf(struct cst_core *c, const char *path, int fd, char *err, size_t errlen)
@@ -472,16 +535,24 @@ static int open_elf(struct cst_core *c, const char *path, int fd, char *err, siz
 	struct stat st;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return cst_fail(err, errlen, -CST_E_IO, "not a regular file");
+	/* A file that begins like an ELF file but ends before its header is a cut core. */
+	unsigned char ident[EI_NIDENT] = { 0 };
+	ssize_t got = pread(c->fd, ident, sizeof ident, 0);
+	size_t ehdr = got > EI_CLASS && ident[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+	if (got >= (ssize_t)SELFMAG && memcmp(ident, ELFMAG, SELFMAG) == 0 && (uint64_t)st.st_size < ehdr)
+		return cst_fail(err, errlen, -CST_E_TRUNCATED,
+				"file is truncated: %lld bytes, shorter than the ELF header (%zu bytes)",
+				(long long)st.st_size, ehdr);
 	if (st.st_size < EI_NIDENT)
 		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file (%lld bytes)",
 			    (long long)st.st_size);
+	c->size = (uint64_t)st.st_size;
+	/* Not mapped: libelf reads the headers and each note segment with pread into memory of
+	 * its own, so a file that shrinks while it is read gives short reads, never SIGBUS. */
 	elf_version(EV_CURRENT);
-	c->elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
 	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF)
 		return cst_fail(err, errlen, -CST_E_NOT_ELF, "not an ELF file");
-	c->image = (const uint8_t *)elf_rawfile(c->elf, &c->size);
-	if (!c->image)
-		return cst_fail(err, errlen, -CST_E_IO, "cannot map the file: %s", elf_errmsg(-1));
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(c->elf, &eh))
 		return cst_fail(err, errlen, -CST_E_TRUNCATED, "ELF header unreadable: %s", elf_errmsg(-1));
@@ -507,12 +578,20 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	if (!c)
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	c->fd = -1;
+	c->sysroot_fd = -1;
 	*out = NULL;
 	int rc = open_elf(c, path, opt ? opt->fd : 0, err, errlen);
 	if (rc < 0)
 		goto bad;
-	if (opt && opt->sysroot)
+	if (opt && opt->sysroot) {
 		c->sysroot = strdup(opt->sysroot);
+		c->sysroot_fd = open(opt->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (!c->sysroot || c->sysroot_fd < 0) {
+			rc = cst_fail(err, errlen, -CST_E_NOENT, "--sysroot %s: %s", opt->sysroot,
+				      c->sysroot ? strerror(errno) : "out of memory");
+			goto bad;
+		}
+	}
 
 	size_t nph;
 	if (elf_getphdrnum(c->elf, &nph) < 0) {
@@ -531,14 +610,18 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto bad;
 	}
-	bool cut = false;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(c->elf, (int)i, &ph))
 			continue;
 		if (ph.p_type == PT_NOTE) {
 			if ((rc = parse_notes(c, &ph)) < 0) {
-				cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
+				if (rc == -CST_E_TRUNCATED)
+					cst_fail(err, errlen, rc, "file is truncated: it shrank while its notes "
+						 "(PT_NOTE at offset %llu) were read",
+						 (unsigned long long)ph.p_offset);
+				else
+					cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
 				goto bad;
 			}
 		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
@@ -549,16 +632,20 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 				l->memsz = UINT64_MAX - l->vaddr;
 			l->offset = ph.p_offset;
 			uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+			l->claimed = fs;
+			l->phdr = i;
 			if (l->offset >= c->size)
-				fs = 0, cut = cut || ph.p_filesz > 0;
+				fs = 0;
 			else if (fs > c->size - l->offset)
-				fs = c->size - l->offset, cut = true;
+				fs = c->size - l->offset;
 			l->avail = fs;
 			c->nloads++;
 		}
 	}
-	if (cut)
-		cst_core_warn(c, "file is truncated: some memory segments are missing");
+	if ((rc = check_cut_loads(c)) < 0) {
+		cst_fail(err, errlen, rc, "out of memory");
+		goto bad;
+	}
 	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
 		rc = cst_fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
@@ -613,6 +700,8 @@ void cst_core_close(struct cst_core *c)
 	free(c->threads);
 	free(c->executable);
 	free(c->sysroot);
+	if (c->sysroot_fd >= 0)
+		close(c->sysroot_fd);
 	if (c->elf)
 		elf_end(c->elf);
 	if (c->fd >= 0)
@@ -661,91 +750,72 @@ bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val)
 	return false;
 }
 
-/* True when PATH is a regular file that is not an ELF file of another class than the core
- * (a 64-bit library for a 32-bit core).  Opened without blocking. */
-static bool fits_core(const struct cst_core *c, const char *path)
+/* True when FD is not an ELF file of another class than the core (a 64-bit library for a
+ * 32-bit core). */
+static bool fits_core(const struct cst_core *c, int fd)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	struct stat st;
 	unsigned char id[EI_NIDENT];
-	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (ok && pread(fd, id, sizeof id, 0) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0)
-		ok = id[EI_CLASS] == c->arch->elf_class;
-	close(fd);
-	return ok;
+	if (pread(fd, id, sizeof id, 0) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0)
+		return id[EI_CLASS] == c->arch->elf_class;
+	return true;
 }
 
-/* The library RECORDED (a path on the machine that dumped) under --sysroot when it is not
- * at the same path there: the same file name in the sysroot's library directories of the
- * core's class.  Debian's cross sysroots keep a sparc64 system's /lib/sparc64-linux-gnu
- * and /lib64 libraries in lib/, and 32-bit ones in lib32/.  BUF keeps SYSROOT+RECORDED
- * when no candidate fits. */
-static void sysroot_library(const struct cst_core *c, const char *recorded, char *buf, size_t len)
+/* RECORDED (an absolute path on the machine that dumped) under --sysroot, resolved inside
+ * it.  When it is not there, or is of the other ELF class, the same file name in the
+ * sysroot's library directories of the core's class: Debian's cross sysroots keep a sparc64
+ * system's /lib/sparc64-linux-gnu and /lib64 libraries in lib/, and 32-bit ones in lib32/. */
+static int open_in_sysroot(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+			   size_t pathlen, char *err, size_t errlen)
 {
 	static const char *const dirs64[] = { "/lib64/", "/lib/", "/usr/lib64/", "/usr/lib/", NULL };
 	static const char *const dirs32[] = { "/lib32/", "/lib/", "/usr/lib32/", "/usr/lib/", NULL };
+	int fd = cst_open_regular_in_root(c->sysroot_fd, c->sysroot, recorded, st, path, pathlen, err, errlen);
+	if (fd >= 0 && fits_core(c, fd))
+		return fd;
 	const char *base = strrchr(recorded, '/') + 1;
-	char try[PATH_MAX];
 	for (const char *const *d = c->arch->addr_size == 8 ? dirs64 : dirs32; *d; d++) {
-		snprintf(try, sizeof try, "%s%s%s", c->sysroot, *d, base);
-		if (fits_core(c, try)) {
-			snprintf(buf, len, "%s", try);
-			return;
+		char try[PATH_MAX], tpath[PATH_MAX], terr[128];
+		struct stat tst;
+		snprintf(try, sizeof try, "%s%s", *d, base);
+		int t = cst_open_regular_in_root(c->sysroot_fd, c->sysroot, try, &tst, tpath, sizeof tpath,
+						 terr, sizeof terr);
+		if (t < 0)
+			continue;
+		if (!fits_core(c, t)) {
+			close(t);
+			continue;
 		}
+		if (fd >= 0)
+			close(fd);
+		*st = tst;
+		snprintf(path, pathlen, "%s", tpath);
+		return t;
 	}
+	if (fd < 0)                  /* for messages: where it was looked for */
+		snprintf(path, pathlen, "%s%s", c->sysroot, recorded);
+	return fd;
+}
+
+int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		       size_t pathlen, char *err, size_t errlen)
+{
+	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0) {
+		snprintf(path, pathlen, "%s", c->executable);
+		return cst_open_regular(c->executable, 0, st, err, errlen);
+	}
+	if (c->sysroot && recorded[0] == '/')
+		return open_in_sysroot(c, recorded, st, path, pathlen, err, errlen);
+	snprintf(path, pathlen, "%s", recorded);
+	return cst_open_regular(recorded, 0, st, err, errlen);
 }
 
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 {
 	static __thread char buf[PATH_MAX];
-	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0)
-		return c->executable;
-	if (c->sysroot && recorded[0] == '/') {
-		snprintf(buf, sizeof buf, "%s%s", c->sysroot, recorded);
-		if (!fits_core(c, buf))
-			sysroot_library(c, recorded, buf, sizeof buf);
-		return buf;
-	}
-	return recorded;
-}
-
-/* True when the image is a mapping of the core file itself, from offset 0: libelf reads
- * the file into allocated memory when it cannot map it, and that memory must not be given
- * back.  From /proc/self/maps ("start-end perms offset major:minor inode path", proc(5)). */
-static bool image_is_mapped_file(const struct cst_core *c)
-{
 	struct stat st;
-	if (fstat(c->fd, &st) < 0)
-		return false;
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return false;
-	char *line = NULL;
-	size_t cap = 0;
-	bool ok = false;
-	uintptr_t a = (uintptr_t)c->image;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long lo, hi, off, ino;
-		unsigned maj, min;
-		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi, &off, &maj, &min, &ino) == 6 &&
-		    a >= lo && a < hi) {
-			ok = a == lo && off == 0 && ino == st.st_ino && makedev(maj, min) == st.st_dev;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return ok;
-}
-
-void cst_core_release_pages(struct cst_core *c)
-{
-	if (!c->image || !c->size)
-		return;
-	if (c->image_mapped == 0)
-		c->image_mapped = image_is_mapped_file(c) ? 1 : -1;
-	if (c->image_mapped > 0)
-		madvise((void *)c->image, c->size, MADV_DONTNEED);
+	char err[128];
+	int fd = cst_core_open_file(c, recorded, &st, buf, sizeof buf, err, sizeof err);
+	if (fd >= 0)
+		close(fd);
+	return buf;
 }

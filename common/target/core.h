@@ -1,7 +1,8 @@
 /* An ELF core file: its threads (NT_PRSTATUS), signal (NT_SIGINFO), process (NT_PRPSINFO),
  * auxiliary vector (NT_AUXV), file mappings (NT_FILE), and its memory as a cst_target.
  *
- * The file is mmapped and never read whole.  Memory comes from PT_LOAD segments, looked up
+ * The file is read with pread, never mapped or read whole: its headers and notes once, its
+ * memory through a small block cache.  Memory comes from PT_LOAD segments, looked up
  * in a sorted index (O(log n)); bytes the kernel left out (the text pages of mapped files)
  * are read from the files NT_FILE names, after -e / --sysroot substitution.  Every size
  * and offset in the file is checked against the file's real size before use. */
@@ -11,6 +12,7 @@
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include "arch.h"
 #include "regs.h"
 #include "target.h"
@@ -25,7 +27,7 @@ struct cst_core_thread {
 struct cst_core_mapping {         /* one NT_FILE entry */
 	uint64_t start, end;     /* target virtual addresses, [start, end) */
 	uint64_t offset;         /* file offset in bytes (pgoff * page size) */
-	const char *name;        /* path as recorded in the core (points into the mmapped core) */
+	const char *name;        /* path as recorded in the core (points into the core's notes, read once) */
 	int file;                /* index into the core's open-file table, -1 before first use */
 };
 
@@ -60,13 +62,6 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		 char *err, size_t errlen);
 void cst_core_close(struct cst_core *c);
 
-/* Lets the memory the mapped core file occupies go: the kernel maps up to 64 KiB of the page
- * cache around every page read (fault-around), so a walk over thousands of threads would
- * otherwise keep the whole file resident.  Later reads fault the pages in again from the
- * page cache (madvise(2), MADV_DONTNEED on a private read-only file mapping).  Never
- * fails. */
-void cst_core_release_pages(struct cst_core *c);
-
 /* The libelf handle of the core (for libdwfl's dwfl_core_file_report). */
 Elf *cst_core_elf(struct cst_core *c);
 const struct cst_arch *cst_core_arch(const struct cst_core *c);
@@ -88,8 +83,18 @@ bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val);
 
 size_t cst_core_nmappings(const struct cst_core *c);
 const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t i);
-/* Path on this machine for a path recorded in the core (after -e and --sysroot).  The
- * result is owned by the core. */
+/* Opens the file the core recorded as RECORDED, on this machine: the -e executable for the
+ * main executable's path; under --sysroot, RECORDED resolved inside the sysroot (".." and
+ * symbolic links never lead out of it, see cst_open_regular_in_root), or the same file name
+ * in the sysroot's library directories when that is not there or of the other ELF class;
+ * else RECORDED itself.  Only regular files are opened, without blocking.  The path opened
+ * (or, on failure, looked for) goes to PATH (PATHLEN bytes).  Returns the descriptor or, as
+ * cst_open_regular, -CST_E_NOENT / -CST_E_PERM / -CST_E_IO with a reason in ERR. */
+int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		       size_t pathlen, char *err, size_t errlen);
+
+/* The path cst_core_open_file opens (or looks for) for RECORDED, for messages.  Valid until
+ * the next call in the same thread. */
 const char *cst_core_local_path(struct cst_core *c, const char *recorded);
 
 /* Adds a one-line warning (printf format, without the core's name); repeated identical

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "openfile.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4frame.h>
@@ -74,11 +75,37 @@ static int source_more(struct source *s, char *err, size_t errlen)
 struct sink {
 	int fd;
 	const char *dir;
+	const char *what;        /* "standard input", "the zstd stream", ...: for messages */
 	uint64_t written, max;   /* bytes */
+	uint8_t head[SELFMAG];   /* the first bytes written, checked for the ELF magic */
 };
+
+/* Everything that is not an ELF file is refused at its first bytes, before a copy of it
+ * fills the temporary directory (a pipe of zeros is as long as its writer wants). */
+static int sink_check_magic(struct sink *k, const uint8_t *p, size_t n, char *err, size_t errlen)
+{
+	size_t have = k->written < SELFMAG ? (size_t)k->written : SELFMAG;
+	size_t take = SELFMAG - have < n ? SELFMAG - have : n;
+	memcpy(k->head + have, p, take);
+	have += take;
+	if (memcmp(k->head, ELFMAG, have) == 0)
+		return 0;
+	char shown[3 * SELFMAG + 1] = "";
+	size_t at = 0;
+	for (size_t i = 0; i < have; i++)
+		at += (size_t)snprintf(shown + at, sizeof shown - at, "%s%02x", i ? " " : "", k->head[i]);
+	return cst_fail(err, errlen, -CST_E_NOT_ELF,
+			"not an ELF file: %s begins with %s, neither the ELF magic 7f 45 4c 46 nor a "
+			"zstd, xz or lz4 magic", k->what, shown);
+}
 
 static int sink_write(struct sink *k, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
+	if (k->written < SELFMAG && n > 0) {
+		int rc = sink_check_magic(k, p, n, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
 	if (n > k->max - k->written)
 		return cst_fail(err, errlen, -CST_E_LIMIT,
 				"the uncompressed core is larger than the size bound of %llu bytes",
@@ -283,6 +310,7 @@ int cst_input_open(const char *path, const struct cst_input_options *opt, int *f
 		goto out;
 	}
 	struct sink out = { .max = opt && opt->max_size ? opt->max_size : CST_INPUT_MAX_DEFAULT };
+	out.what = c != CST_COMP_NONE ? "the decompressed core" : is_stdin ? "standard input" : "the input";
 	out.dir = opt && opt->tmpdir ? opt->tmpdir : getenv("TMPDIR");
 	if (!out.dir || !*out.dir)
 		out.dir = "/var/tmp";
