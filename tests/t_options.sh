@@ -103,6 +103,13 @@ if [ -n "$libc" ] && python3 tests/lib/mkbad.py ntfile-rename "$core" "$W/dotdot
 else
 	fail sysroot-confined "no C library in the core's modules, or mkbad failed"
 fi
+# -e naming a file that is not ELF (a text file, an empty file): said, exit 1, the file named
+: > "$W/empty"
+for f in /etc/passwd "$W/empty"; do
+	"$CS" --json -e "$f" "$core" > /dev/null 2>"$W/err"; rc=$?
+	[ $rc = 1 ] && grep "mapped file $f is not an ELF file" "$W/err" >/dev/null \
+		&& pass "exe-not-elf-$(basename "$f")" || fail "exe-not-elf-$(basename "$f")" "exit $rc: $(cat "$W/err")"
+done
 # a missing --sysroot or -e is a usage error, said at once in one line
 for opt in --sysroot -e; do
 	"$CS" $opt "$W/nonexistent" "$core" > /dev/null 2>"$W/err"; rc=$?

@@ -194,6 +194,9 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		/* said, not dropped: the module's frames lose their names */
+		cst_core_warn(s->core, "mapped file %s is not an ELF file (%lld bytes); its frames are not symbolized",
+			      path, (long long)st.st_size);
 		if (elf)
 			elf_end(elf);
 		close(fd);
