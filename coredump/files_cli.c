@@ -2,6 +2,7 @@
  * --debug-cache, --no-debug-cache,
  * a compressed core or one on standard input, and what is printed about them. */
 #include "files_cli.h"
+#include "escape.h"
 #include "debugcache.h"
 #include "debugdirs.h"
 #include "decompress.h"
@@ -118,9 +119,13 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(2);
 	}
-	for (size_t i = 0; i < st->modules.n; i++)
-		if (st->modules.v[i].package_error)
-			fprintf(stderr, "corestack: %s: %s\n", what, st->modules.v[i].package_error);
+	for (size_t i = 0; i < st->modules.n; i++) {
+		if (!st->modules.v[i].package_error)
+			continue;
+		fprintf(stderr, "corestack: %s: ", what);
+		cst_fputs_escaped(st->modules.v[i].package_error, stderr);
+		fputc('\n', stderr);
+	}
 	if (doc)
 		bt_json_add_modules(doc, &st->modules);
 	else if (text)

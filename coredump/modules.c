@@ -1,5 +1,6 @@
 /* The modules of a target with their package notes.  See files.h. */
 #include "files.h"
+#include "escape.h"
 #include "core.h"
 #include "error.h"
 #include "openfile.h"
@@ -123,13 +124,22 @@ void bt_print_packages_text(FILE *out, const struct bt_modules *m)
 		if (!p)
 			continue;
 		const char *name = cst_package_note_get(p, "name"), *version = cst_package_note_get(p, "version");
-		fprintf(out, "package: %s: %s%s%s", base(m->v[i].name), name ? name : "(no name)",
-			version ? " " : "", version ? version : "");
+		fputs("package: ", out);
+		cst_fputs_escaped(base(m->v[i].name), out);
+		fputs(": ", out);
+		cst_fputs_escaped(name ? name : "(no name)", out);
+		if (version) {
+			fputc(' ', out);
+			cst_fputs_escaped(version, out);
+		}
 		const char *sep = " (";
 		for (size_t k = 0; k < p->n; k++) {
 			if (strcmp(p->m[k].key, "name") == 0 || strcmp(p->m[k].key, "version") == 0)
 				continue;
-			fprintf(out, "%s%s=%s", sep, p->m[k].key, p->m[k].value);
+			fputs(sep, out);
+			cst_fputs_escaped(p->m[k].key, out);
+			fputc('=', out);
+			cst_fputs_escaped(p->m[k].value, out);
 			sep = ", ";
 		}
 		fputs(*sep == ',' ? ")\n" : "\n", out);

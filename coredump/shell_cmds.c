@@ -2,6 +2,7 @@
  * info frame, info registers, info sharedlibrary.  Frames are printed by text.c, in the
  * CLI's format. */
 #include "shell_int.h"
+#include "escape.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -212,6 +213,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 		return shell_error(sh, "No stack.");
 	const struct cst_arch *a = sh->env.arch;
 	const struct cst_frame *f = &b->f;
+	char e1[1024];
 	size_t ri;
 	long ci = real_caller(t, sh->cur_frame, &ri);
 	/* this frame's CFA: what its caller's registers were recovered with */
@@ -227,14 +229,14 @@ int cmd_info_frame(struct shell *sh, const char *args)
 			b->number);
 	fprintf(sh->out, " pc = 0x%" PRIx64, f->pc);
 	if (b->loc.function)
-		fprintf(sh->out, " in %s+%" PRIu64, b->loc.function, b->loc.offset);
+		fprintf(sh->out, " in %s+%" PRIu64, cst_esc(b->loc.function, e1, sizeof e1), b->loc.offset);
 	if (b->loc.file)
-		fprintf(sh->out, " (%s:%d)", b->loc.file, b->loc.line);
+		fprintf(sh->out, " (%s:%d)", cst_esc(b->loc.file, e1, sizeof e1), b->loc.line);
 	if (f->lookup_pc != f->pc)
 		fprintf(sh->out, "; looked up at 0x%" PRIx64, f->lookup_pc);
 	fputc('\n', sh->out);
 	if (b->loc.module)
-		fprintf(sh->out, " module %s\n", b->loc.module);
+		fprintf(sh->out, " module %s\n", cst_esc(b->loc.module, e1, sizeof e1));
 	fprintf(sh->out, " found by: %s (%s)\n", cst_found_by_token(f->found_by),
 		cst_found_by_description(f->found_by));
 	const char *m = cst_marker_name(f->marker);
@@ -356,8 +358,9 @@ static int print_module(Dwfl_Module *mod, void **userdata, const char *name, Dwa
 	bool elf = dwfl_module_getelf(mod, &bias) != NULL;
 	bool dwarf = elf && dwfl_module_getdwarf(mod, &bias) != NULL;
 	const char *syms = loc.mismatch ? "mismatch" : dwarf ? "Yes+DWARF" : elf ? "Yes" : "No";
+	char e1[1024];
 	fprintf(sh->out, "0x%016" PRIx64 "  0x%016" PRIx64 "  %-10s %-40s %s\n", (uint64_t)lo, (uint64_t)hi,
-		syms, loc.build_id[0] ? loc.build_id : "-", loc.module ? loc.module : name);
+		syms, loc.build_id[0] ? loc.build_id : "-", cst_esc(loc.module ? loc.module : name, e1, sizeof e1));
 	ml->n++;
 	return DWARF_CB_OK;
 }
@@ -386,7 +389,8 @@ int cmd_signature(struct shell *sh, const char *args)
 	struct bt_signature s;
 	if (sig_make(t, sh->sig, &s) < 0)
 		return shell_error(sh, "out of memory");
-	fprintf(sh->out, "%s %s\n", s.hash, s.text);
+	char e1[1024];
+	fprintf(sh->out, "%s %s\n", s.hash, cst_esc(s.text, e1, sizeof e1));
 	fprintf(sh->out, "(thread %d; %u crash-machinery frame%s skipped)\n", s.tid, s.skipped,
 		s.skipped == 1 ? "" : "s");
 	sig_free(&s);

@@ -1,7 +1,9 @@
 /* Text output, close to gdb's `bt`. */
 #include "backtrace.h"
+#include "escape.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C_RESET  "\033[0m"
@@ -12,16 +14,21 @@
 
 void bt_print_process_text(FILE *out, const struct bt_process *p)
 {
-	if (p->core)
-		fprintf(out, "core: %s", p->core);
-	else
+	if (p->core) {
+		fputs("core: ", out);
+		cst_fputs_escaped(p->core, out);
+	} else {
 		fprintf(out, "process: %d", p->pid);
+	}
 	if (p->core && p->pid)
 		fprintf(out, "  pid %d", p->pid);
-	if (p->executable)
-		fprintf(out, "  executable %s", p->executable);
-	else if (p->fname && *p->fname)
-		fprintf(out, "  command %s", p->fname);
+	if (p->executable) {
+		fputs("  executable ", out);
+		cst_fputs_escaped(p->executable, out);
+	} else if (p->fname && *p->fname) {
+		fputs("  command ", out);
+		cst_fputs_escaped(p->fname, out);
+	}
 	fprintf(out, "  (%s)\n", p->arch);
 	if (p->has_signal) {
 		fprintf(out, "signal: %s (%s), si_code %d", bt_signal_name(p->signo),
@@ -63,6 +70,22 @@ static void put(struct line *l, const char *s, size_t len)
 static void put_str(struct line *l, const char *s)
 {
 	put(l, s, strlen(s));
+}
+
+/* A string from the core or a file it names: escaped (escape.h) */
+static void put_name(struct line *l, const char *s)
+{
+	if (!cst_needs_escape(s)) {
+		put_str(l, s);
+		return;
+	}
+	char buf[1024];
+	size_t need = cst_escape(buf, sizeof buf, s);
+	char *big = need < sizeof buf ? NULL : malloc(need + 1);
+	if (big)
+		cst_escape(big, need + 1, s);
+	put_str(l, big ? big : buf);
+	free(big);
 }
 
 /* V as bt_hex writes it: "0x", at least WIDTH digits */
@@ -108,9 +131,9 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 	if (o->color)
 		put_str(&l, C_FUNC);
 	if (loc->function) {
-		put_str(&l, loc->function);
+		put_name(&l, loc->function);
 	} else if (loc->module) {
-		put_str(&l, base(loc->module));
+		put_name(&l, base(loc->module));
 		put(&l, "+", 1);
 		put_hex(&l, b->f.pc - loc->module_base, 1);
 	} else {
@@ -121,15 +144,15 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 	put(&l, " ()", 3);
 	if (loc->file) {
 		put(&l, " at ", 4);
-		put_str(&l, loc->file);
+		put_name(&l, loc->file);
 		put(&l, ":", 1);
 		put_dec(&l, loc->line);
 	} else if (loc->module) {
 		put(&l, " from ", 6);
-		put_str(&l, loc->module);
+		put_name(&l, loc->module);
 	} else if (b->jit_map) {
 		put(&l, " [JIT] from ", 12);
-		put_str(&l, b->jit_map);
+		put_name(&l, b->jit_map);
 	}
 	if (loc->mismatch)
 		put_str(&l, " (build-id mismatch)");

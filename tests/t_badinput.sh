@@ -165,7 +165,7 @@ fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
 phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
-nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened"
+nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -789,6 +789,37 @@ if MAKE_CORE_CFLAGS="-O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables
 else
     skip_rest "could not generate the core without CFI" fp_cycle.two_records fp_cycle.two_records.reason \
         fp_cycle.three_records fp_cycle.three_records.reason sp_down.nocfi sp_down.nocfi.reason
+fi
+
+# terminal_injection: NT_FILE names the executable "/tmp/x<newline>#9  0xdead in evil () at
+# x.c:1<newline><ESC>[2J": printed raw, it would forge a frame line and clear the screen.  Text
+# output and every warning show it escaped (\n, \x1b), each on its one line.
+evil=$'/tmp/x\n#9  0xdead in evil () at x.c:1\n\e[2J'
+if [ -n "$exe" ] && mk terminal_injection ntfile-rename "$exe" "$evil"; then
+    run_cs "$T/terminal_injection.core"
+    why=$(crash_reason)
+    if [ -n "$why" ]; then
+        fail terminal_injection "$why"
+    elif grep -q '^#9  0xdead' "$T/out" "$T/err"; then
+        fail terminal_injection "a forged frame line: $(grep -h '^#9  0xdead' "$T/out" "$T/err" | head -1)"
+    elif grep -q $'\e' "$T/out" "$T/err"; then
+        fail terminal_injection "an escape character reached the output"
+    elif grep -v '^$' "$T/err" | grep -qv '^corestack: '; then
+        fail terminal_injection "a warning broken into lines: $(grep -v '^$' "$T/err" | grep -v '^corestack: ' | head -1)"
+    elif ! grep -qF 'x\n#9  0xdead in evil () at x.c:1\n\x1b[2J' "$T/out" "$T/err"; then
+        fail terminal_injection "the name is not shown escaped: $(head -c 300 "$T/err")"
+    else
+        pass terminal_injection
+    fi
+    # the shell's module list and frame details
+    LAST_CMD="corestack -i terminal_injection.core; info sharedlibrary; info frame"
+    printf 'info sharedlibrary\nframe 1\ninfo frame\n' |
+        timeout "$TIMEOUT" "$CS" -i "$T/terminal_injection.core" >"$T/out" 2>"$T/err"
+    RC=$?
+    if [ $RC -ge 124 ]; then fail terminal_injection.shell "exit status $RC"
+    elif grep -q $'\e' "$T/out" "$T/err" || grep -q '^#9  0xdead' "$T/out"; then
+        fail terminal_injection.shell "raw control characters in the shell's output"
+    else pass terminal_injection.shell; fi
 fi
 
 # shrunk_while_open: the core loses its tail while corestack has it open (the shell keeps it

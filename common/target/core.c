@@ -1,6 +1,7 @@
 /* ELF core files: notes, threads and memory.  See core.h. */
 #include "core.h"
 #include "error.h"
+#include "escape.h"
 #include "openfile.h"
 
 #include <errno.h>
@@ -88,8 +89,9 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) >= 0) {
+	char *raw = NULL, *s = NULL;
+	/* a warning names paths from the core: escaped for the terminal it goes to */
+	if (vasprintf(&raw, fmt, ap) >= 0 && (s = cst_escape_dup(raw))) {
 		/* one warning of each kind is enough */
 		for (size_t i = 0; i < c->nwarnings; i++)
 			if (strcmp(c->warnings[i], s) == 0) {
@@ -100,6 +102,7 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 		if (s)
 			c->warnings[c->nwarnings++] = s;
 	}
+	free(raw);
 	va_end(ap);
 }
 
