@@ -152,9 +152,9 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 	}
 	FILE *f = fdopen(fd, "r");
 	struct cst_perfmap *m = calloc(1, sizeof *m);
-	char *line = malloc(CST_PERFMAP_MAX_NAME + 128);
+	char *line = malloc(CST_PERFMAP_MAX_NAME + 128), *tail = malloc(CST_PERFMAP_MAX_NAME + 128);
 	int rc = 0;
-	if (!f || !m || !line || !(m->path = strdup(path))) {
+	if (!f || !m || !line || !tail || !(m->path = strdup(path))) {
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -164,8 +164,9 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 		bool whole = len > 0 && line[len - 1] == '\n';
 		if (whole)
 			line[--len] = 0;
-		else                     /* a long line: its tail is dropped */
-			skip_line(f, line, cap, CST_PERFMAP_MAX_BYTES);
+		else                     /* a long line: its tail is dropped, read into a buffer
+					  * of its own so that the kept head is parsed as read */
+			skip_line(f, tail, cap, CST_PERFMAP_MAX_BYTES);
 		off_t at = ftello(f);
 		if (at < 0 || (uint64_t)at > CST_PERFMAP_MAX_BYTES || m->n >= CST_PERFMAP_MAX_ENTRIES) {
 			m->truncated = true;
@@ -202,6 +203,7 @@ out:
 	else
 		close(fd);
 	free(line);
+	free(tail);
 	cst_perfmap_close(m);
 	return rc;
 }
