@@ -16,6 +16,8 @@
  * slot) runs before the target, unless the annul bit drops it (a taken `ba,a`, an untaken
  * conditional `b<cc>,a`). */
 #include "sparc.h"
+#include "dataflow.h"
+#include "entries.h"
 #include "error.h"
 #include "fncache.h"
 #include "symbols.h"
@@ -43,14 +45,15 @@ struct sinsn {
 };
 
 struct wstate {
-	uint8_t seen, window;
-	uint32_t ra_regs;
+	uint8_t window;         /* enum sparc_window */
+	uint32_t ra_regs;       /* as in struct sparc_at_pc */
 };
 
 struct code {
 	struct cst_fncache_entry link;  /* first: the cache's chain */
 	uint64_t start, end;
-	struct wstate *st;      /* NULL until analysed */
+	bool analysed;          /* flow holds the analysis */
+	struct cst_dataflow flow;       /* struct wstate per instruction */
 	size_t n;
 	struct sinsn ins[];     /* one per 4-byte word */
 };
@@ -62,13 +65,13 @@ struct cache {
 	csh cs;
 	bool cs_ok;
 	struct cst_fncache fns;
-	struct sparc_entries *entries;   /* arch/sparc/entries.c */
+	struct cst_entries *entries;     /* guessed function entries (arch/sparc/entries.c) */
 };
 
 static void free_code(struct cst_fncache_entry *e)
 {
 	struct code *k = (struct code *)e;
-	free(k->st);
+	cst_dataflow_free(&k->flow);
 	free(k);
 }
 
@@ -78,7 +81,7 @@ void cst_sparc_cache_free(void *p)
 	if (!c)
 		return;
 	cst_fncache_clear(&c->fns, free_code);
-	cst_sparc_entries_free(c->entries);
+	cst_entries_free(c->entries);
 	if (c->cs_ok)
 		cs_close(&c->cs);
 	free(c);
@@ -363,100 +366,72 @@ static int successors(const struct code *k, size_t i, size_t *succ)
 #undef TARGET
 }
 
-static bool merge(struct wstate *dst, struct wstate s)
+/* ---- the hooks of unwind/dataflow.h ------------------------------------------------------ */
+
+static ptrdiff_t flow_index_of(const void *code, uint64_t addr)
 {
-	if (!dst->seen) {
-		*dst = s;
-		dst->seen = 1;
-		return true;
-	}
-	struct wstate m = *dst;
-	if (m.window != s.window)
+	return index_of(code, addr);
+}
+
+static int step(const void *code, size_t i, const void *in, void *out, size_t *succ)
+{
+	const struct code *k = code;
+	*(struct wstate *)out = transfer(*(const struct wstate *)in, &k->ins[i]);
+	return successors(k, i, succ);
+}
+
+/* Copies of the return address survive where every path keeps them; the window is known
+ * where every path agrees. */
+static bool merge(void *dst, const void *src)
+{
+	struct wstate *d = dst, m = *d;
+	const struct wstate *s = src;
+	if (m.window != s->window)
 		m.window = SW_UNKNOWN;
-	m.ra_regs &= s.ra_regs;
-	if (m.window == dst->window && m.ra_regs == dst->ra_regs)
+	m.ra_regs &= s->ra_regs;
+	if (m.window == d->window && m.ra_regs == d->ra_regs)
 		return false;
-	*dst = m;
+	*d = m;
 	return true;
 }
 
-static bool is_table_jump(const struct sinsn *x)
+/* A jump through a table: jmpl to %g0 that is not a return (through %o7 or %i7). */
+static bool table_jump(const void *code, size_t i)
 {
+	const struct sinsn *x = &((const struct code *)code)->ins[i];
 	return x->kind == K_JMPL && x->rd == NO_REG && x->rs1 != SPARC_O7 && x->rs1 != SPARC_I7;
 }
 
-/* Forward data flow over the function from its entry to a fixed point: states only lose
- * information when merged (ra_regs bits are dropped, the window becomes unknown), so each
- * instruction is queued a bounded number of times; a budget bounds the rest. */
-static void analyse_code(struct code *k)
-{
-	size_t n = k->n, nwork = 0;
-	k->st = calloc(n ? n : 1, sizeof *k->st);
-	size_t *work = malloc((n + 1) * sizeof *work);
-	bool *queued = calloc(n + 1, sizeof *queued);
-	if (!k->st || !work || !queued) {
-		free(work);
-		free(queued);
-		free(k->st);
-		k->st = NULL;
-		return;
-	}
-#define PUSH(i) do { if (!queued[i]) { queued[i] = true; work[nwork++] = (i); } } while (0)
-	if (n) {
-		k->st[0] = (struct wstate){ .seen = 1, .window = SW_CALLER, .ra_regs = 1u << SPARC_O7 };
-		PUSH(0);
-	}
-	size_t budget = 64 * n + 64, seed = 0, scan = 0;
-	ptrdiff_t table_jump = -1;
-	for (;;) {
-		while (nwork > 0 && budget > 0) {
-			budget--;
-			size_t i = work[--nwork], succ[2];
-			queued[i] = false;
-			struct wstate out = transfer(k->st[i], &k->ins[i]);
-			int ns = successors(k, i, succ);
-			for (int m = 0; m < ns; m++)
-				if (merge(&k->st[succ[m]], out))
-					PUSH(succ[m]);
-		}
-		/* Code reached only through a jump table (a switch): the state of the nearest
-		 * indirect jump (jmpl to %g0 that is not a return) before it. */
-		while (seed < n && k->st[seed].seen)
-			seed++;
-		if (seed >= n || budget == 0)
-			break;
-		for (; scan < seed; scan++)
-			if (is_table_jump(&k->ins[scan]) && k->st[scan].seen)
-				table_jump = (ptrdiff_t)scan;
-		if (table_jump >= 0) {
-			k->st[seed] = k->st[table_jump];
-			PUSH(seed);
-		}
-		seed++;
-	}
-#undef PUSH
-	free(work);
-	free(queued);
-}
+static const struct cst_dataflow_ops flow_ops = {
+	.state_size = sizeof(struct wstate),
+	.index_of = flow_index_of,
+	.step = step,
+	.merge = merge,
+	.table_jump = table_jump,
+};
 
 int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct sparc_at_pc *at)
 {
 	struct code *k = get_code(u, fn);
 	if (!k)
 		return -CST_E_DECODE;
-	if (!k->st)
-		analyse_code(k);
-	if (!k->st)
+	if (!k->analysed) {
+		static const struct wstate entry = { .window = SW_CALLER, .ra_regs = 1u << SPARC_O7 };
+		k->analysed = true;
+		if (cst_dataflow_run(&k->flow, &flow_ops, k, k->n, &entry) < 0)
+			cst_dataflow_free(&k->flow);
+	}
+	if (!k->flow.states)
 		return -CST_E_NOMEM;
-	ptrdiff_t i = index_of(k, pc);
-	if (i < 0 || !k->st[i].seen)
+	const struct wstate *s = cst_dataflow_at(&k->flow, pc);
+	if (!s)
 		return -CST_E_DECODE;
-	at->window = (enum sparc_window)k->st[i].window;
-	at->ra_regs = k->st[i].ra_regs;
+	at->window = (enum sparc_window)s->window;
+	at->ra_regs = s->ra_regs;
 	return 0;
 }
 
-struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u)
+struct cst_entries **cst_sparc_entries_slot(struct cst_unwind *u)
 {
 	struct cache *c = get_cache(u);
 	return c ? &c->entries : NULL;

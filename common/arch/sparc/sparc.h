@@ -55,10 +55,9 @@ int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc
 bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target);
 
 /* Where the guessed function entries of stripped code are kept (in the unwind
- * environment's arch cache); NULL when out of memory. */
-struct sparc_entries;
-struct sparc_entries **cst_sparc_entries_slot(struct cst_unwind *u);
-void cst_sparc_entries_free(struct sparc_entries *e);
+ * environment's arch cache, for unwind/entries.h); NULL when out of memory. */
+struct cst_entries;
+struct cst_entries **cst_sparc_entries_slot(struct cst_unwind *u);
 
 /* guess_func (arch.h) for SPARC: arch/sparc/entries.c. */
 int cst_sparc_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);

@@ -1,10 +1,10 @@
 /* x86-64 instruction analysis: the rule row at a pc of code without CFI.
  *
  * Each function is decoded once with capstone and analysed by following its control flow
- * from the entry: for every instruction the analysis knows the stack height (CFA - rsp; the
- * CFA is rsp before the call pushed the return address, so the return address is at
- * CFA - 8) and where the caller's rbp is (still in rbp, saved at CFA - n, or rbp holding
- * CFA - 16 as the frame record).  Within a function that is the same table .eh_frame would
+ * from the entry (unwind/dataflow.h): for every instruction the analysis knows the stack
+ * height (CFA - rsp; the CFA is rsp before the call pushed the return address, so the
+ * return address is at CFA - 8) and where the caller's rbp is (still in rbp, saved at
+ * CFA - n, or rbp holding CFA - 16 as the frame record).  Within a function that is the same table .eh_frame would
  * give, derived for code built without CFI:
  *
  *	entry:	push %rbp          h = 8,  rbp = caller's        (return address at [rsp])
@@ -12,7 +12,10 @@
  *		...                 frame record: rbp = CFA - 16
  *		pop  %rbp          h = 16, rbp = caller's again
  *		ret                h = 8                          (return address at [rsp])
- */
+ *
+ * Where paths join, a height or a place of the caller's rbp on which they disagree becomes
+ * unknown, and the analysis cannot answer there (unless the frame record still gives the
+ * CFA): the unwinder then tries its next strategy rather than trusting one path. */
 #include "x86_64.h"
 #include "error.h"
 #include "symbols.h"
@@ -60,7 +63,7 @@ static struct xstate transfer(struct xstate s, const struct xinsn *x)
 		if ((s.fp == F_SAVED || s.fp == F_FRAME) && hk) {
 			s.fp = F_FRAME;
 			s.rbp_off = (int16_t)s.h;
-		} else {
+		} else if (s.fp != F_UNKNOWN) {
 			s.fp = F_LOST;
 		}
 		break;
@@ -76,7 +79,7 @@ static struct xstate transfer(struct xstate s, const struct xinsn *x)
 			s.fp = F_CALLER;
 		} else {
 			s.h = H_UNKNOWN;
-			s.fp = F_LOST;
+			s.fp = s.fp == F_UNKNOWN ? F_UNKNOWN : F_LOST;
 		}
 		break;
 	case K_SP_OTHER:
@@ -91,94 +94,111 @@ static struct xstate transfer(struct xstate s, const struct xinsn *x)
 	return s;
 }
 
-static void analyse_code(struct code *k)
+/* ---- the hooks of unwind/dataflow.h ------------------------------------------------------ */
+
+static ptrdiff_t index_of(const void *code, uint64_t addr)
 {
-	k->st = calloc(k->n ? k->n : 1, sizeof *k->st);
-	size_t *work = malloc((2 * k->n + 2) * sizeof *work);
-	if (!k->st || !work) {
-		free(work);
-		free(k->st);
-		k->st = NULL;
-		return;
-	}
-	size_t nwork = 0, nvisit = 0;
-	if (k->n) {
-		k->st[0] = (struct xstate){ .h = 8, .fp = F_CALLER, .seen = 2 };
-		work[nwork++] = 0;
-	}
-	size_t next_seed = 0;
-	for (;;) {
-		while (nwork > 0 && nvisit < 64 * k->n + 64) {
-			size_t i = work[--nwork];
-			nvisit++;
-			const struct xinsn *x = &k->ins[i];
-			struct xstate out = transfer(k->st[i], x);
-			size_t succ[2];
-			int ns = 0;
-			bool weak = false;
-			switch (x->kind) {
-			case K_RET: case K_HALT: case K_JMP_IND:
-				break;
-			case K_JMP:
-				if (x->target >= k->start && x->target < k->end)
-					succ[ns++] = (size_t)cst_x86_64_find_insn(k, x->target);
-				break;
-			case K_JCC:
-				if (i + 1 < k->n)
-					succ[ns++] = i + 1;
-				if (x->target >= k->start && x->target < k->end)
-					succ[ns++] = (size_t)cst_x86_64_find_insn(k, x->target);
-				break;
-			case K_CALL: case K_CALL_IND:
-				weak = true;        /* the callee may not return */
-				/* fall through */
-			default:
-				if (i + 1 < k->n)
-					succ[ns++] = i + 1;
-			}
-			uint8_t strength = (weak || k->st[i].seen == 1) ? 1 : 2;
-			for (int j = 0; j < ns; j++) {
-				size_t t = succ[j];
-				if (t == (size_t)-1 || t >= k->n || k->st[t].seen >= strength)
-					continue;
-				out.seen = strength;
-				k->st[t] = out;
-				if (nwork < 2 * k->n + 2)
-					work[nwork++] = t;
-			}
-		}
-		/* Code reached only through an indirect jump (a switch table) has the state of
-		 * the nearest indirect jump before it. */
-		while (next_seed < k->n && k->st[next_seed].seen)
-			next_seed++;
-		if (next_seed >= k->n || nvisit >= 64 * k->n + 64)
-			break;
-		ptrdiff_t j = (ptrdiff_t)next_seed - 1;
-		while (j >= 0 && !(k->ins[j].kind == K_JMP_IND && k->st[j].seen))
-			j--;
-		if (j >= 0) {
-			k->st[next_seed] = k->st[j];
-			k->st[next_seed].seen = 1;
-			work[nwork++] = next_seed;
-		}
-		next_seed++;
-	}
-	free(work);
+	return cst_x86_64_find_insn(code, addr);
 }
+
+static int step(const void *code, size_t i, const void *in, void *out, size_t *succ)
+{
+	const struct code *k = code;
+	const struct xinsn *x = &k->ins[i];
+	struct xstate s = transfer(*(const struct xstate *)in, x);
+	ptrdiff_t t = -1;
+	int ns = 0;
+	switch (x->kind) {
+	case K_RET: case K_HALT: case K_JMP_IND:
+		break;
+	case K_JMP:
+		if (x->target >= k->start && x->target < k->end)
+			t = cst_x86_64_find_insn(k, x->target);
+		break;
+	case K_JCC:
+		succ[ns++] = i + 1;
+		if (x->target >= k->start && x->target < k->end)
+			t = cst_x86_64_find_insn(k, x->target);
+		break;
+	case K_CALL: case K_CALL_IND:
+		s.strength = 1;     /* the callee may not return */
+		/* fall through */
+	default:
+		succ[ns++] = i + 1;
+	}
+	if (t >= 0)
+		succ[ns++] = (size_t)t;
+	*(struct xstate *)out = s;
+	return ns;
+}
+
+/* A strong state replaces a weak one (code after a call that does not return, reached by a
+ * jump from elsewhere, has the jump's state); states of the same strength keep what they
+ * agree on.  The caller's rbp is still saved at the same place when one path has the frame
+ * record set up and the other does not. */
+static bool merge(void *dst, const void *src)
+{
+	struct xstate *d = dst, m = *d;
+	const struct xstate *s = src;
+	if (s->strength < d->strength)
+		return false;
+	if (s->strength > d->strength) {
+		*d = *s;
+		return true;
+	}
+	if (m.h != s->h)
+		m.h = H_UNKNOWN;
+	bool saved_m = m.fp == F_SAVED || m.fp == F_FRAME, saved_s = s->fp == F_SAVED || s->fp == F_FRAME;
+	if (m.fp == s->fp && (!saved_m || m.save_off == s->save_off) &&
+	    (m.fp != F_FRAME || m.rbp_off == s->rbp_off))
+		;
+	else if (saved_m && saved_s && m.save_off == s->save_off)
+		m.fp = F_SAVED;
+	else
+		m.fp = F_UNKNOWN;
+	if (m.h == d->h && m.fp == d->fp)
+		return false;
+	*d = m;
+	return true;
+}
+
+static bool table_jump(const void *code, size_t i)
+{
+	return ((const struct code *)code)->ins[i].kind == K_JMP_IND;
+}
+
+static void seeded(void *state)
+{
+	((struct xstate *)state)->strength = 1;
+}
+
+static const struct cst_dataflow_ops flow_ops = {
+	.state_size = sizeof(struct xstate),
+	.index_of = index_of,
+	.step = step,
+	.merge = merge,
+	.table_jump = table_jump,
+	.seeded = seeded,
+};
 
 int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct cst_row *row)
 {
 	struct code *k = cst_x86_64_code(u, fn);
 	if (!k)
 		return -CST_E_DECODE;
-	if (!k->st)
-		analyse_code(k);
-	if (!k->st)
+	if (!k->analysed) {
+		static const struct xstate entry = { .h = 8, .fp = F_CALLER, .strength = 2 };
+		k->analysed = true;
+		if (cst_dataflow_run(&k->flow, &flow_ops, k, k->n, &entry) < 0) {
+			cst_dataflow_free(&k->flow);
+			return -CST_E_NOMEM;
+		}
+	}
+	if (!k->flow.states)
 		return -CST_E_NOMEM;
-	ptrdiff_t i = cst_x86_64_find_insn(k, pc);
-	if (i < 0 || !k->st[i].seen)
+	const struct xstate *s = cst_dataflow_at(&k->flow, pc);
+	if (!s || s->fp == F_UNKNOWN)
 		return -CST_E_DECODE;
-	const struct xstate *s = &k->st[i];
 	memset(row, 0, sizeof *row);
 	if (s->fp == F_FRAME) {
 		row->cfa_reg = RBP;

@@ -13,7 +13,7 @@ static void free_code(struct cst_fncache_entry *e)
 {
 	struct code *k = (struct code *)e;
 	free(k->ins);
-	free(k->st);
+	cst_dataflow_free(&k->flow);
 	free(k);
 }
 
@@ -23,8 +23,7 @@ void cst_x86_64_cache_free(void *p)
 	if (!c)
 		return;
 	cst_fncache_clear(&c->fns, free_code);
-	for (int i = 0; i < c->nentries; i++)
-		free(c->entries[i].starts);
+	cst_entries_free(c->entries);
 	cst_memo_free(c->stubs);
 	if (c->cst_ok)
 		cs_close(&c->cs);

@@ -1,11 +1,13 @@
 /* x86-64 internals shared by the files of this folder: registers.c (register numbers,
  * NT_PRSTATUS, the arch table), decode.c (capstone decoding into struct code, the per-
- * environment cache), analysis.c (the rule row at a pc), calls.c (call sites, tail jumps,
+ * environment cache), analysis.c (the rule row at a pc, through unwind/dataflow.h), calls.c (call sites, tail jumps,
  * PLT stubs) and entries.c (function bounds in stripped code without CFI). */
 #ifndef CST_X86_64_H
 #define CST_X86_64_H
 
 #include "arch.h"
+#include "dataflow.h"
+#include "entries.h"
 #include "fncache.h"
 #include "memo.h"
 #include "unwind.h"
@@ -32,13 +34,18 @@ struct xinsn {
 };
 
 #define H_UNKNOWN INT32_MIN
-enum fp_state { F_CALLER, F_SAVED, F_FRAME, F_LOST };
+/* Where the caller's rbp is: still in rbp, saved (and rbp holds something else), saved with
+ * rbp holding the frame record, overwritten without being saved (F_LOST), or unknown because
+ * paths that join disagree (F_UNKNOWN: the analysis cannot say). */
+enum fp_state { F_CALLER, F_SAVED, F_FRAME, F_LOST, F_UNKNOWN };
 struct xstate {
 	int32_t h;              /* CFA - rsp in bytes, or H_UNKNOWN */
 	int16_t save_off;       /* caller's rbp saved at CFA - save_off (F_SAVED, F_FRAME) */
 	int16_t rbp_off;        /* rbp = CFA - rbp_off (F_FRAME) */
 	uint8_t fp;             /* enum fp_state */
-	uint8_t seen;           /* 0 not reached, 1 reached only through a call's fall-through, 2 */
+	uint8_t strength;       /* 1 reached only through a call's fall-through (the callee may
+				 * not return), 2 reached otherwise: a strong state replaces a
+				 * weak one at a join instead of merging with it */
 };
 
 struct code {
@@ -46,27 +53,18 @@ struct code {
 	uint64_t start, end;    /* decoded range */
 	size_t n;
 	struct xinsn *ins;
-	struct xstate *st;      /* NULL until analysed */
+	bool analysed;          /* flow holds the analysis (analysis.c) */
+	struct cst_dataflow flow;       /* struct xstate per instruction */
 };
 
 #define MAX_FUNC_BYTES (256 * 1024)
 #define UNKNOWN_SIZE_BYTES (16 * 1024)
 
-#define MAX_ENTRY_TABLES 64
-#define MAX_EXEC_BYTES (64u << 20)
-
-struct entry_table {             /* guessed function entries of one executable segment */
-	uint64_t lo, hi;
-	uint64_t *starts;        /* sorted, unique */
-	size_t n;
-};
-
 struct cache {
 	csh cs;
 	bool cst_ok;
 	struct cst_fncache fns;
-	struct entry_table entries[MAX_ENTRY_TABLES];
-	int nentries;
+	struct cst_entries *entries;    /* guessed function entries (entries.c) */
 	struct cst_memo *stubs;  /* resolve_stub's decoding per address: struct stub_memo */
 };
 
