@@ -39,7 +39,8 @@ include coredump/shell.mk coredump/triage.mk
 include plugin/plugin.mk
 include doc/doc.mk
 include examples/examples.mk examples/triage.mk
-include tests/tests.mk tests/sweep/sweep.mk tests/symindex/symindex.mk tests/sparc/sparc.mk
+include tests/tests.mk tests/sweep/sweep.mk tests/symindex/symindex.mk tests/sparc/sparc.mk \
+        tests/unit/unit.mk
 include fuzz/fuzz.mk
 include bench/bench.mk
 
