@@ -1,11 +1,12 @@
 # tests/unit: C unit tests of common/ on an in-memory target (fake_target.c), one program per
 # subject, $(BUILD)/tests/unit/test_NAME from tests/unit/test_NAME.c; tests/t_unit.sh runs
 # them.  Each prints PASS/FAIL lines.  Assembly inputs (tests/unit/*.s: CFI and symbol tables
-# to read with libdw) are assembled into $(BUILD)/tests/unit/NAME.o, which the tests open.
+# to read with libdw) are linked at 0x500000 into $(BUILD)/tests/unit/NAME.elf, which the
+# tests open.
 UNIT_TESTS   := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
 UNIT_BINS    := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
 UNIT_HELPERS := $(BUILD)/tests/unit/fake_target.o $(BUILD)/tests/unit/unit.o $(BUILD)/tests/unit/cursor.o
-UNIT_ASM     := $(patsubst tests/unit/%.s,$(BUILD)/tests/unit/%.o,$(wildcard tests/unit/*.s))
+UNIT_ELF     := $(patsubst tests/unit/%.s,$(BUILD)/tests/unit/%.elf,$(wildcard tests/unit/*.s))
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELPERS) $(BUILD)/libcorestack.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_HELPERS) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
@@ -14,11 +15,11 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c | pkg-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.s
+$(BUILD)/tests/unit/%.elf: tests/unit/%.s
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(CC) -nostdlib -static -no-pie -Wl,-Ttext=0x500000 -Wl,--build-id=none -o $@ $<
 
-unit-tests: $(UNIT_BINS) $(UNIT_ASM)
+unit-tests: $(UNIT_BINS) $(UNIT_ELF)
 
 check-run: unit-tests
 
