@@ -26,3 +26,6 @@ check-run: unit-tests
 -include $(wildcard $(BUILD)/tests/unit/*.d)
 
 .PHONY: unit-tests
+
+# The objects stay (make would delete them as intermediates and rebuild them on every run).
+.SECONDARY: $(UNIT_BINS:%=%.o) $(UNIT_HELPERS)
