@@ -1,6 +1,6 @@
 /* The target: where an unwinder reads memory.  One interface, several back ends: an ELF
  * core file (core.c), a live process under ptrace (live.c), gdb's JIT reader callbacks
- * (plugin/), and in-memory fakes for unit tests. */
+ * (plugin/), and in-memory fakes for unit tests (tests/unit/fake_target.c). */
 #ifndef CST_TARGET_H
 #define CST_TARGET_H
 
