@@ -20,39 +20,47 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		snprintf(t->stop, sizeof t->stop, "no registers for this thread");
 		return 0;
 	}
-	struct cst_frame f;
 	struct cst_inline chain[16];
 	unsigned number = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
-	while ((rc = cst_unwind_next(&u, &f)) > 0) {
-		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
-		 * for the frame and the functions inlined into it (a lost tail call has none) */
-		bool real = f.found_by != CST_FOUND_TAIL_CALL;
-		if (real && f.callee_cfa)
-			for (size_t k = real_start; k < real_end; k++)
-				t->frames[k].f.cfa = f.callee_cfa;
-		f.cfa = 0;
-		int ninl = env->syms ? cst_symbols_inlines(env->syms, f.lookup_pc, chain, 16) : 0;
-		if (t->n + (size_t)ninl + 1 > cap) {
+	/* the cursor writes each frame into the thread's next slot, with room for the frames
+	 * of the functions inlined into it, which go before it */
+	for (;;) {
+		if (t->n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
-			cap += (size_t)ninl;
 			struct bt_frame *p = realloc(t->frames, cap * sizeof *p);
 			if (!p)
 				return -CST_E_NOMEM;
 			t->frames = p;
 			t->cap = cap;
 		}
+		struct cst_frame *f = &t->frames[t->n].f;
+		if ((rc = cst_unwind_next(&u, f)) <= 0)
+			break;
+		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
+		 * for the frame and the functions inlined into it (a lost tail call has none) */
+		bool real = f->found_by != CST_FOUND_TAIL_CALL;
+		if (real && f->callee_cfa)
+			for (size_t k = real_start; k < real_end; k++)
+				t->frames[k].f.cfa = f->callee_cfa;
+		f->cfa = 0;
+		int ninl = env->syms ? cst_symbols_inlines(env->syms, f->lookup_pc, chain, 16) : 0;
+		if (ninl > 1) {
+			/* the frame goes after its inlined functions */
+			t->frames[t->n + (size_t)ninl - 1].f = *f;
+			f = &t->frames[t->n + (size_t)ninl - 1].f;
+		}
 		struct cst_location loc;
-		cst_symbols_locate(env->syms, f.lookup_pc, f.pc, &loc);
-		const char *jit = loc.module ? NULL : bt_jit_locate(f.lookup_pc, f.pc, &loc);
+		cst_symbols_locate(env->syms, f->lookup_pc, f->pc, &loc);
+		const char *jit = loc.module ? NULL : bt_jit_locate(f->lookup_pc, f->pc, &loc);
 		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
 		 * __rt_sigreturn_stub is local): named as gdb names it */
-		if (f.signal_frame && !loc.function)
+		if (f->signal_frame && !loc.function)
 			loc.function = "<signal handler called>";
 		/* inlined functions first, each a frame of its own at the same pc */
 		for (int i = 0; i + 1 < ninl; i++) {
 			struct bt_frame *b = &t->frames[t->n++];
-			b->f = f;
+			b->f = *f;
 			b->f.marker = CST_MARK_NONE;
 			b->loc = loc;
 			b->loc.function = chain[i].function;
@@ -64,7 +72,6 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			b->jit_map = NULL;
 		}
 		struct bt_frame *b = &t->frames[t->n++];
-		b->f = f;
 		b->loc = loc;
 		if (ninl > 1) {
 			b->loc.file = chain[ninl - 1].file;

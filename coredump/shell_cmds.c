@@ -167,16 +167,17 @@ int cmd_down(struct shell *sh, const char *args)
 
 /* ---- info frame -------------------------------------------------------------------- */
 
-/* One register of a frame and where its value came from. */
-static void origin_line(struct shell *sh, const struct cst_frame *f, int r, uint64_t cfa)
+/* One register of a frame and where its value came from (O: cst_unwind_explain's). */
+static void origin_line(struct shell *sh, const struct cst_frame *f, const struct cst_reg_origin *o,
+			int r, uint64_t cfa)
 {
 	const struct cst_arch *a = sh->env.arch;
 	uint64_t v;
 	if (!cst_reg_get(&f->regs, r, &v))
 		return;
 	fprintf(sh->out, "  %-4s 0x%016" PRIx64 "  ", a->reg_names[r], v);
-	uint64_t w = f->origin.where[r];
-	switch ((enum cst_reg_how)f->origin.how[r]) {
+	uint64_t w = o->where[r];
+	switch ((enum cst_reg_how)o->how[r]) {
 	case CST_REG_CONTEXT:  fputs("from the thread's registers (the core's NT_PRSTATUS)", sh->out); break;
 	case CST_REG_SAME:     fputs("same value as in the callee", sh->out); break;
 	case CST_REG_CFA:      fputs("= the callee's CFA", sh->out); break;
@@ -205,6 +206,16 @@ static long real_caller(const struct bt_thread *t, size_t i, size_t *real)
 	return -1;
 }
 
+/* The frame that real frame I was unwound from: the previous frame that is neither inlined
+ * nor a lost tail call; NULL for the first. */
+static const struct cst_frame *real_callee(const struct bt_thread *t, size_t i)
+{
+	while (i-- > 0)
+		if (!t->frames[i].inlined && t->frames[i].f.found_by != CST_FOUND_TAIL_CALL)
+			return &t->frames[i].f;
+	return NULL;
+}
+
 int cmd_info_frame(struct shell *sh, const char *args)
 {
 	const struct bt_thread *t = shell_thread(sh);
@@ -218,7 +229,11 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	long ci = real_caller(t, sh->cur_frame, &ri);
 	/* this frame's CFA: what its caller's registers were recovered with */
 	bool tail = f->found_by == CST_FOUND_TAIL_CALL;
-	uint64_t cfa = ci >= 0 && !tail ? t->frames[ci].f.origin.callee_cfa : 0;
+	struct cst_reg_origin own, callers;
+	memset(&callers, 0, sizeof callers);
+	if (ci >= 0 && !tail)
+		cst_unwind_explain(&sh->env, &t->frames[ri].f, &t->frames[ci].f, &callers);
+	uint64_t cfa = callers.callee_cfa;
 	if (tail)
 		fprintf(sh->out, "Stack level %u (a lost tail call: no frame of its own on the stack):\n",
 			b->number);
@@ -260,17 +275,18 @@ int cmd_info_frame(struct shell *sh, const char *args)
 		fprintf(sh->out, " called by frame %ld, caller of frame %u\n", ci, sh->cur_frame - 1);
 	else if (ci >= 0)
 		fprintf(sh->out, " called by frame %ld\n", ci);
+	cst_unwind_explain(&sh->env, real_callee(t, ri), f, &own);
 	int nctx = 0, nvalid = 0;
 	for (int r = 0; r < a->nregs; r++) {
 		nvalid += cst_reg_valid(&f->regs, r);
-		nctx += cst_reg_valid(&f->regs, r) && f->origin.how[r] == CST_REG_CONTEXT;
+		nctx += cst_reg_valid(&f->regs, r) && own.how[r] == CST_REG_CONTEXT;
 	}
 	if (nctx && nctx == nvalid) {
 		fprintf(sh->out, " this frame's registers: all %d from the thread's registers (NT_PRSTATUS)\n", nctx);
 	} else {
 		fprintf(sh->out, " this frame's registers (%s):\n", cst_found_by_token(f->found_by));
 		for (int r = 0; r < a->nregs; r++)
-			origin_line(sh, f, r, f->origin.callee_cfa);
+			origin_line(sh, f, &own, r, own.callee_cfa);
 	}
 	if (ci < 0) {
 		fprintf(sh->out, " no caller: %s\n", t->stop);
@@ -280,7 +296,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	fprintf(sh->out, " caller's registers (frame %ld, found by %s), where each came from:\n", ci,
 		cst_found_by_token(c->found_by));
 	for (int r = 0; r < a->nregs; r++)
-		origin_line(sh, c, r, cfa);
+		origin_line(sh, c, &callers, r, cfa);
 	int unknown = 0;
 	for (int r = 0; r < a->nregs; r++)
 		unknown += !cst_reg_valid(&c->regs, r);

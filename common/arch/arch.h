@@ -12,19 +12,8 @@
 struct cst_unwind;
 struct cst_frame;
 struct cst_func;
-
-/* Where the caller's registers are, as a rule row at one pc (like one row of a CFI table):
- * CFA = reg[cfa_reg] + cfa_off; the return address is at CFA + ra_off; the frame-pointer
- * register is unchanged (FP_SAME), saved at CFA + fp_off (FP_SAVED), or unknown. */
-enum cst_fp_rule { CST_FP_SAME, CST_FP_SAVED, CST_FP_UNKNOWN };
-struct cst_row {
-	int cfa_reg;            /* DWARF register number */
-	int64_t cfa_off;        /* bytes */
-	int64_t ra_off;         /* bytes, from the CFA */
-	enum cst_fp_rule fp_rule;
-	int64_t fp_off;         /* bytes, from the CFA, when fp_rule == CST_FP_SAVED */
-	bool frame_record;      /* the function's frame record is set up: fp = CFA + fp_off */
-};
+struct cst_row;
+struct cst_strategy;
 
 /* A call instruction that ends at a return address. */
 struct cst_call_site {
@@ -46,7 +35,6 @@ struct cst_arch {
 	int fp_reg;
 	int nregs;              /* DWARF registers 0..nregs-1 are unwound */
 	const char *const *reg_names;   /* nregs names, for -v and `info frame` */
-	bool register_windows;  /* SPARC: a caller's registers live in a window saved at %sp */
 	uint64_t stack_bias;    /* bytes from a caller's %sp to the CFA (SPARC V9: 2047), 0 */
 	unsigned ra_offset;     /* bytes from the CFI return-address column's value (the call's
 				 * address on SPARC) to the resume address; 0 when it is the
@@ -57,8 +45,17 @@ struct cst_arch {
 	 * pr_cursig in *CURSIG.  Returns 0 or -CST_E_BAD_NOTE when SIZE is too small. */
 	int (*prstatus)(const uint8_t *desc, size_t size, struct cst_regs *out, int *tid, int *cursig);
 
-	/* The rule row at PC inside function FN, found by decoding FN's instructions from its
-	 * entry.  Returns 0, -CST_E_NO_FUNC / -CST_E_DECODE when the function cannot be analysed. */
+	/* The strategies that find a caller, in the order they are tried (unwind.h, struct
+	 * cst_strategy), ended by an entry whose step is NULL. */
+	const struct cst_strategy *ladder;
+
+	/* Names of the functions that begin a thread's stack (NULL-terminated): the walk ends
+	 * cleanly after them even when their CFI does not say so. */
+	const char *const *outermost;
+
+	/* The rule row (row.h) at PC inside function FN, found by decoding FN's instructions
+	 * from its entry; every rule it does not set is undefined.  Returns 0, -CST_E_NO_FUNC /
+	 * -CST_E_DECODE when the function cannot be analysed. */
 	int (*analyse)(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct cst_row *row);
 
 	/* Decodes the instruction that ends at return address RA (inside FN when FN is not NULL).
@@ -81,22 +78,6 @@ struct cst_arch {
 	 * calls and of code addresses taken, found by decoding the module's executable segment
 	 * once.  FN gets no name.  Returns 0 or -CST_E_NO_FUNC. */
 	int (*guess_func)(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
-
-	/* The architecture's own step, tried after CFI instead of analyse and the frame-pointer
-	 * chain: the caller of F (function FN, NULL when unknown) into C (registers, found_by,
-	 * note), F->cfa set.  *WINDOW_SAVED is false when C runs in F's register window (F had
-	 * no frame of its own: C is a caller a frame walk misses); *CALLER_SKIPPED is true when
-	 * C is F's caller's caller (F's own caller could not be found).  Returns 1, 0 at the
-	 * outermost frame, or a negative code. */
-	int (*step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
-		    struct cst_frame *c, bool *window_saved, bool *caller_skipped);
-
-	/* Like step, but tried before CFI for a context frame (frame 0, or one interrupted by
-	 * a signal): the caller of a function that has no frame of its own at its pc, from the
-	 * function's instructions, which also see a return-address register overwritten
-	 * behind the CFI's back (inline asm).  Returns -CST_E_DECODE when it does not apply. */
-	int (*leaf_step)(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
-			 struct cst_frame *c, bool *window_saved, bool *caller_skipped);
 
 	/* True when PC is the first instruction of a signal-return trampoline: the frame at PC
 	 * is a signal frame (its caller was interrupted at an exact pc). */

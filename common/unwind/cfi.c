@@ -1,13 +1,15 @@
-/* The CFI step: a caller's registers from one row of .eh_frame / .debug_frame.
+/* The CFI strategy: a caller's registers from one row of .eh_frame / .debug_frame.
  *
  * libdw finds the row (dwarf_cfi_addrframe) and hands each rule out as a DWARF expression
- * (dwarf_frame_cfa, dwarf_frame_register); this file evaluates them against the callee's
- * registers and the target's memory.  The operations are those of DWARF 5 section 2.5 that
+ * (dwarf_frame_cfa, dwarf_frame_register); this file turns them into a struct cst_row
+ * (row.h), applied by cst_row_apply, and evaluates the expressions that remain against the
+ * callee's registers and the target's memory.  The operations are those of DWARF 5 section 2.5 that
  * CFI uses in practice, including the x86-64 PLT rule
  * (breg7 8; breg16 0; lit15; and; lit11; ge; lit3; shl; plus). */
 #include "unwind.h"
 #include "error.h"
 #include "memo.h"
+#include "row.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -16,11 +18,8 @@
 
 #define STACK_MAX 64
 
-/* Evaluates OPS (NOPS operations) with REGS; the stack starts with INITIAL values (0 or 1,
- * the CFA for register rules).  Stores the top of the stack in *RESULT and sets *IS_VALUE
- * when the expression ends with DW_OP_stack_value (a value, not an address). */
-static int eval(struct cst_unwind *u, const Dwarf_Op *ops, size_t nops, const struct cst_regs *regs,
-		uint64_t cfa, bool push_cfa, uint64_t bias, uint64_t *result, bool *is_value)
+int cst_cfi_eval(struct cst_unwind *u, const Dwarf_Op *ops, size_t nops, const struct cst_regs *regs,
+		 uint64_t cfa, bool push_cfa, uint64_t bias, uint64_t *result, bool *is_value)
 {
 	uint64_t st[STACK_MAX];
 	int sp = 0;
@@ -108,181 +107,126 @@ static int eval(struct cst_unwind *u, const Dwarf_Op *ops, size_t nops, const st
 	return 0;
 }
 
-/* ---- rows decoded once ------------------------------------------------------------ */
+/* ---- rows converted once --------------------------------------------------------- */
 
-/* The rules of one CFI row as libdw hands them out (dwarf_frame_cfa, dwarf_frame_register),
- * kept per row: the threads of a core share their rows, and asking libdw for every register
- * of every frame was most of a step's cost.  Rules are listed in register order; registers
- * whose rule is undefined or that libdw cannot describe are left out, as the step skips
- * them. */
-struct rule {
-	int reg;
-	bool same;               /* same value as in the callee */
-	const Dwarf_Op *ops;     /* the rule's expression (into mem, the row or the CFI) */
-	size_t nops;
-	Dwarf_Op mem[3];         /* dwarf_frame_register's ops_mem for simple rules */
-};
-
-struct decoded {
-	const Dwarf_Op *cfa_ops; /* NULL: no usable CFA rule */
-	size_t cfa_nops;
-	int ra_col;              /* the return-address column (dwarf_frame_info), or -1 */
-	int n;
-	struct rule r[];
-};
-
-#define MAX_DECODED_ROWS (64 * 1024)
-
-static struct decoded *decode(Dwarf_Frame *frame, int nregs)
+/* libdw's rules (libdw/dwarf_frame_register.c) as row rules: same value (no operations),
+ * undefined (none, ops set), offset(N) as DW_OP_call_frame_cfa [DW_OP_plus_uconst N],
+ * val_offset(N) as the same and DW_OP_stack_value, register(R) as DW_OP_regx R, all in
+ * the caller's OPS_MEM; expression and val_expression as operations kept by the CFI, with
+ * DW_OP_call_frame_cfa first (and DW_OP_stack_value last for a value). */
+static void convert_rule(struct cst_rule *x, const Dwarf_Op *ops, size_t nops, const Dwarf_Op *mem)
 {
-	struct decoded *d = malloc(sizeof *d + (size_t)nregs * sizeof(struct rule));
-	if (!d)
-		return NULL;
-	Dwarf_Op *ops;
-	size_t nops;
-	d->n = 0;
-	d->cfa_ops = NULL;
-	d->cfa_nops = 0;
-	d->ra_col = dwarf_frame_info(frame, NULL, NULL, NULL);
-	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops > 0) {
-		d->cfa_ops = ops;
-		d->cfa_nops = nops;
+	memset(x, 0, sizeof *x);
+	if (nops == 0) {
+		x->kind = ops ? CST_RULE_UNDEFINED : CST_RULE_SAME;
+		return;
 	}
-	for (int r = 0; r < nregs; r++) {
-		Dwarf_Op mem[3];
-		if (dwarf_frame_register(frame, r, mem, &ops, &nops) != 0)
-			continue;
-		if (nops == 0 && ops != NULL)
-			continue;                            /* undefined */
-		struct rule *x = &d->r[d->n++];
-		x->reg = r;
-		x->same = nops == 0;
-		x->nops = nops;
-		x->ops = ops;
-		if (ops >= mem && ops < mem + 3) {           /* libdw's ops_mem: keep a copy */
-			memcpy(x->mem, mem, sizeof mem);
-			x->ops = x->mem + (ops - mem);
+	if (ops >= mem && ops < mem + 3) {
+		if (nops == 1 && ops[0].atom == DW_OP_regx) {
+			x->kind = CST_RULE_REGISTER;
+			x->n = (int64_t)ops[0].number;
+			return;
 		}
+		if (ops[0].atom != DW_OP_call_frame_cfa)
+			return;                                   /* not a shape libdw makes */
+		size_t i = 1;
+		if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+			x->n = (int64_t)ops[i++].number;
+		bool value = i < nops && ops[i].atom == DW_OP_stack_value;
+		if (i + value != nops) {
+			x->n = 0;
+			return;
+		}
+		x->kind = value ? CST_RULE_VAL_OFFSET : CST_RULE_OFFSET;
+		return;
 	}
-	return d;
+	x->kind = ops[nops - 1].atom == DW_OP_stack_value ? CST_RULE_VAL_EXPR : CST_RULE_EXPR;
+	x->ops = ops;
+	x->nops = (uint32_t)nops;
 }
 
-static void free_decoded(uint64_t key, void *value, void *arg)
+/* FRAME as a row; registers past NREGS and those libdw cannot describe are undefined. */
+static void convert(Dwarf_Frame *frame, int nregs, struct cst_row *row)
 {
-	free(*(struct decoded **)value);
+	Dwarf_Op *ops;
+	size_t nops;
+	memset(row, 0, offsetof(struct cst_row, reg));
+	memset(row->reg, 0, sizeof row->reg);
+	row->frame_record = -1;
+	row->ra_col = dwarf_frame_info(frame, NULL, NULL, NULL);
+	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops > 0) {
+		if (nops == 1 && ops[0].atom == DW_OP_bregx) {
+			row->cfa_kind = CST_CFA_REG;
+			row->cfa_reg = (int)ops[0].number;
+			row->cfa_off = (int64_t)ops[0].number2;
+		} else {
+			row->cfa_kind = CST_CFA_EXPR;
+			row->cfa_ops = ops;
+			row->cfa_nops = nops;
+		}
+	}
+	for (int r = 0; r < nregs && r < CST_NREGS; r++) {
+		Dwarf_Op mem[3];
+		if (dwarf_frame_register(frame, r, mem, &ops, &nops) == 0)
+			convert_rule(&row->reg[r], ops, nops, mem);
+	}
+}
+
+/* Rows are converted once and kept per Dwarf_Frame: the threads of a core share their rows,
+ * and asking libdw for every register of every frame was most of a step's cost. */
+#define MAX_CONVERTED_ROWS (64 * 1024)
+
+static void free_row(uint64_t key, void *value, void *arg)
+{
+	free(*(struct cst_row **)value);
 }
 
 void cst_cfi_cache_free(struct cst_unwind_env *env)
 {
-	cst_memo_each(env->cfi_cache, free_decoded, NULL);
+	cst_memo_each(env->cfi_cache, free_row, NULL);
 	cst_memo_free(env->cfi_cache);
 	env->cfi_cache = NULL;
 }
 
-/* FRAME's decoded rules; *OWNED is set when the caller must free them (a row that is not
- * kept for the life of the symbols cannot be remembered by its address). */
-static struct decoded *decoded_row(struct cst_unwind *u, Dwarf_Frame *frame, bool *owned)
+/* FRAME's row; *OWNED is set when the caller must free it (a Dwarf_Frame that is not kept
+ * for the life of the symbols cannot be remembered by its address). */
+static struct cst_row *converted_row(struct cst_unwind *u, Dwarf_Frame *frame, bool *owned)
 {
 	struct cst_unwind_env *env = u->env;
 	*owned = false;
 	bool keep = env->syms && cst_symbols_cfi_kept(env->syms, frame);
 	if (keep && !env->cfi_cache)
-		env->cfi_cache = cst_memo_new(sizeof(struct decoded *), MAX_DECODED_ROWS);
+		env->cfi_cache = cst_memo_new(sizeof(struct cst_row *), MAX_CONVERTED_ROWS);
 	uint64_t key = (uint64_t)(uintptr_t)frame;
-	struct decoded *const *m = keep ? cst_memo_get(env->cfi_cache, key) : NULL;
+	struct cst_row *const *m = keep ? cst_memo_get(env->cfi_cache, key) : NULL;
 	if (m)
 		return *m;
-	struct decoded *d = decode(frame, env->arch->nregs);
-	if (d && !(keep && cst_memo_put(env->cfi_cache, key, &d)))
+	struct cst_row *row = malloc(sizeof *row);
+	if (!row)
+		return NULL;
+	convert(frame, env->arch->nregs, row);
+	if (!(keep && cst_memo_put(env->cfi_cache, key, &row)))
 		*owned = true;
-	return d;
+	return row;
 }
 
-static int step(struct cst_unwind *u, const struct decoded *d, uint64_t bias,
-		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap, bool *fp_record)
+int cst_cfi_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		 struct cst_frame *c, struct cst_step *out)
 {
-	const struct cst_arch *arch = u->env->arch;
-	bool is_value;
-	uint64_t cfa;
-	*fp_record = false;
-	if (!d->cfa_ops)
-		return -CST_E_CFI;
-	int rc = eval(u, d->cfa_ops, d->cfa_nops, in, 0, false, bias, &cfa, &is_value);
-	if (rc < 0)
-		return rc;
-	cst_regs_clear(out);
-	memset(u->step_origin.how, 0, sizeof u->step_origin.how);
-	bool ra_defined = false;
-	uint64_t fp_slot = 0;
-	for (int i = 0; i < d->n; i++) {
-		const struct rule *x = &d->r[i];
-		int r = x->reg;
-		uint64_t v;
-		if (x->same) {
-			if (cst_reg_get(in, r, &v)) {         /* same value */
-				cst_reg_set(out, r, v);
-				cst_origin_set(&u->step_origin, r, CST_REG_SAME, 0);
-			}
-			continue;
-		}
-		rc = eval(u, x->ops, x->nops, in, cfa, true, bias, &v, &is_value);
-		if (rc == -CST_E_MEMORY)
-			return rc;
-		if (rc < 0)
-			continue;
-		uint64_t addr = 0;
-		if (!is_value) {
-			if (r == arch->fp_reg)
-				fp_slot = v;
-			addr = v;
-			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
-				if (r != arch->pc_reg)
-					continue;        /* a register we could not read stays unknown */
-				cst_unwind_note_fault(u, addr);
-				return -CST_E_MEMORY;
-			}
-		}
-		cst_reg_set(out, r, v);
-		cst_origin_set(&u->step_origin, r, is_value ? CST_REG_COMPUTED : CST_REG_SAVED, addr);
-		if (r == arch->pc_reg)
-			ra_defined = true;
-	}
-	/* A return-address column other than the pc (SPARC: %o7, which holds the call's
-	 * address; the caller resumes ra_offset bytes after it, libdw's sparc ebl ra_offset). */
-	int ra_col = d->ra_col;
-	uint64_t rav;
-	if (!ra_defined && ra_col >= 0 && ra_col != arch->pc_reg && cst_reg_get(out, ra_col, &rav)) {
-		rav += arch->ra_offset;
-		cst_reg_set(out, arch->pc_reg, arch->addr_size == 4 ? rav & 0xffffffffull : rav);
-		ra_defined = true;
-	}
-	if (!ra_defined)
-		return 0;
-	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2), less the stack bias
-	 * (SPARC V9: the CFA is %sp + 2047). */
-	cst_reg_set(out, arch->sp_reg, cfa - arch->stack_bias);
-	cst_origin_set(&u->step_origin, arch->sp_reg, CST_REG_CFA, 0);
-	uint64_t fp, sp;
-	if (fp_slot && cst_reg_get(in, arch->fp_reg, &fp) && fp == fp_slot &&
-	    fp_slot == cfa - 2 * arch->addr_size)
-		*fp_record = true;
-	/* Register windows: the callee has a window of its own unless the caller's %sp is its. */
-	if (arch->register_windows && cst_reg_get(in, arch->sp_reg, &sp))
-		*fp_record = cfa - arch->stack_bias != sp;
-	*cfap = cfa;
-	return 1;
-}
-
-int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
-		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap, bool *fp_record)
-{
+	uint64_t bias, cfa = 0;
+	Dwarf_Frame *frame = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, f->lookup_pc, &bias) : NULL;
+	if (!frame)
+		return -CST_E_DECODE;
 	bool owned;
-	*fp_record = false;
-	struct decoded *d = decoded_row(u, frame, &owned);
-	if (!d)
-		return -CST_E_CFI;                /* no memory: the other strategies are tried */
-	int rc = step(u, d, bias, in, out, cfap, fp_record);
+	out->fp_record = false;
+	struct cst_row *row = converted_row(u, frame, &owned);
+	if (!row)
+		return -CST_E_DECODE;             /* no memory: the other strategies are tried */
+	int rc = cst_row_apply(u, row, bias, &f->regs, &c->regs, &cfa, &out->fp_record, out->origin);
 	if (owned)
-		free(d);
-	return rc;
+		free(row);
+	if (rc > 0)
+		f->cfa = cfa;
+	/* an expression it cannot evaluate: the other strategies are tried */
+	return rc == -CST_E_CFI ? -CST_E_DECODE : rc;
 }

@@ -1,4 +1,5 @@
-/* The unwind cursor: strategies in order, termination rules, markers.  See unwind.h. */
+/* The unwind cursor: the architecture's strategy ladder, termination rules, markers.  See
+ * unwind.h. */
 #include "unwind.h"
 #include "error.h"
 #include "perfmap.h"
@@ -38,15 +39,12 @@ void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr)
 	snprintf(u->stop_detail, sizeof u->stop_detail, "cannot read memory at 0x%" PRIx64, addr);
 }
 
-/* Clears F as a new frame: the fields, no valid register and no register origin (the values
- * behind the valid bits are left as they are: the frame is large and a walk clears one per
- * step). */
+/* Clears F as a new frame: the fields and no valid register (the values behind the valid
+ * bits are left as they are: a walk clears one frame per step). */
 static void frame_reset(struct cst_frame *f)
 {
 	memset(f, 0, offsetof(struct cst_frame, regs));
 	cst_regs_clear(&f->regs);
-	memset(f->origin.how, 0, sizeof f->origin.how);
-	f->origin.callee_cfa = 0;
 }
 
 static struct cst_frame *cur_frame(struct cst_unwind *u)
@@ -61,12 +59,12 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	u->cur = 0;
 	u->cur_fn_state = 0;
 	u->cur_is_context = false;
+	u->cur_pending = false;
 	u->qhead = u->qlen = 0;
 	u->nframes = 0;
 	u->started = false;
 	u->stop = CST_STOP_NONE;
 	u->stop_detail[0] = 0;
-	memset(&u->step_origin, 0, sizeof u->step_origin);
 	const struct cst_arch *a = env->arch;
 	struct cst_frame *f = cur_frame(u);
 	frame_reset(f);
@@ -75,9 +73,6 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc;
 	f->found_by = CST_FOUND_CONTEXT;
-	for (int r = 0; r < CST_NREGS; r++)
-		if (cst_reg_valid(regs, r))
-			cst_origin_set(&f->origin, r, CST_REG_CONTEXT, 0);
 	u->cur_is_context = true;
 	return 0;
 }
@@ -146,121 +141,108 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 
 /* ---- finding the caller ---------------------------------------------------------- */
 
-/* Applies a rule row (from the instruction analysis or the frame-pointer rule) to F. */
-static int apply_row(struct cst_unwind *u, const struct cst_frame *f, const struct cst_row *row,
-		     struct cst_frame *c)
+int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		      struct cst_frame *c, struct cst_step *out)
 {
-	const struct cst_arch *a = u->env->arch;
-	uint64_t base, ra, fp;
-	if (!cst_reg_get(&f->regs, row->cfa_reg, &base))
-		return -CST_E_NO_FUNC;
-	uint64_t cfa = base + (uint64_t)row->cfa_off;
-	if (cst_target_read_word(u->env->target, cfa + (uint64_t)row->ra_off, a->addr_size, &ra) < 0) {
-		cst_unwind_note_fault(u, cfa + (uint64_t)row->ra_off);
-		return -CST_E_MEMORY;
-	}
-	cst_regs_clear(&c->regs);
-	cst_reg_set(&c->regs, a->pc_reg, ra);
-	cst_origin_set(&c->origin, a->pc_reg, CST_REG_SAVED, cfa + (uint64_t)row->ra_off);
-	cst_reg_set(&c->regs, a->sp_reg, cfa);
-	cst_origin_set(&c->origin, a->sp_reg, CST_REG_CFA, 0);
-	c->origin.callee_cfa = cfa;
-	if (row->fp_rule == CST_FP_SAME && cst_reg_get(&f->regs, a->fp_reg, &fp)) {
-		cst_reg_set(&c->regs, a->fp_reg, fp);
-		cst_origin_set(&c->origin, a->fp_reg, CST_REG_SAME, 0);
-	} else if (row->fp_rule == CST_FP_SAVED &&
-		   cst_target_read_word(u->env->target, cfa + (uint64_t)row->fp_off, a->addr_size, &fp) == 0) {
-		cst_reg_set(&c->regs, a->fp_reg, fp);
-		cst_origin_set(&c->origin, a->fp_reg, CST_REG_SAVED, cfa + (uint64_t)row->fp_off);
-	}
-	c->cfa = cfa;
+	struct cst_row row;
+	uint64_t cfa;
+	bool frame_record;
+	if (!u->env->arch->analyse || !fn || u->env->arch->analyse(u, fn, f->lookup_pc, &row) < 0)
+		return -CST_E_DECODE;
+	int rc = cst_row_apply(u, &row, 0, &f->regs, &c->regs, &cfa, &frame_record, out->origin);
+	if (rc == 0 || rc == -CST_E_CFI)
+		return -CST_E_DECODE;
+	if (rc < 0)
+		return rc;
+	f->cfa = cfa;
+	out->fp_record = frame_record;
+	if (frame_record)
+		c->found_by = CST_FOUND_FP;
 	return 1;
 }
 
-/* Finds the caller of F (the cursor's current frame).  Returns 1 (C filled, *FP_RECORD says whether F's frame record was
- * set up, *CALLER_SKIPPED that C is the caller of F's unknown caller), 0 at the outermost
- * frame, or a negative code. */
-static int find_caller(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c, bool *fp_record,
-		       bool *caller_skipped)
+int cst_fp_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		struct cst_frame *c, struct cst_step *out)
 {
 	const struct cst_arch *a = u->env->arch;
-	*fp_record = true;
-	*caller_skipped = false;
-	frame_reset(c);
-
-	/* 0. leaf context, from the instructions (SPARC) */
-	if (a->leaf_step && u->cur_is_context) {
-		bool saved = true;
-		int rc = a->leaf_step(u, f, cur_func(u), c, &saved, caller_skipped);
-		if (rc != -CST_E_DECODE) {
-			*fp_record = saved;
-			return rc;
-		}
-	}
-
-	/* 1. CFI (not for a signal frame the architecture's step reads itself) */
-	uint64_t bias;
-	Dwarf_Frame *row = u->env->syms && !(a->step && f->signal_frame) ?
-			   cst_symbols_cfi_cached(u->env->syms, f->lookup_pc, &bias) : NULL;
-	if (row) {
-		uint64_t cfa = 0;
-		int rc = cst_cfi_step(u, row, bias, &f->regs, &c->regs, &cfa, fp_record);
-		if (rc == 0)
-			return 0;
-		if (rc > 0) {
-			f->cfa = cfa;
-			c->found_by = CST_FOUND_CFI;
-			c->origin = u->step_origin;
-			c->origin.callee_cfa = cfa;
-			return 1;
-		}
-		if (rc == -CST_E_MEMORY)
-			return rc;
-		/* an expression we cannot evaluate: try the other strategies */
-	}
-
-	/* 2. the architecture's own step (SPARC register windows) */
-	if (a->step) {
-		bool saved = true;
-		int rc = a->step(u, f, cur_func(u), c, &saved, caller_skipped);
-		*fp_record = saved;
-		return rc;
-	}
-
-	/* 3. the function's instructions */
-	const struct cst_func *fn = a->analyse ? cur_func(u) : NULL;
-	if (fn) {
-		struct cst_row r;
-		if (a->analyse(u, fn, f->lookup_pc, &r) == 0) {
-			int rc = apply_row(u, f, &r, c);
-			if (rc > 0) {
-				f->cfa = c->cfa;
-				*fp_record = r.frame_record;
-				c->found_by = r.frame_record ? CST_FOUND_FP : CST_FOUND_PROLOGUE;
-				return 1;
-			}
-			if (rc == -CST_E_MEMORY)
-				return rc;
-		}
-	}
-
-	/* 4. the frame-pointer chain: return address at fp + 1 word, caller's fp at fp. */
-	uint64_t fp;
+	uint64_t fp, cfa;
+	bool frame_record;
 	if (!cst_reg_get(&f->regs, a->fp_reg, &fp))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 			    "no unwind rule for pc 0x%" PRIx64 " and no frame pointer", f->pc);
 	if (fp == 0)
 		return 0;      /* _start and thread entry clear the frame pointer */
-	struct cst_row r = {
-		.cfa_reg = a->fp_reg, .cfa_off = 2 * a->addr_size, .ra_off = -(int64_t)a->addr_size,
-		.fp_rule = CST_FP_SAVED, .fp_off = -2 * (int64_t)a->addr_size, .frame_record = true,
+	/* CFA = fp + 2 words; the return address at CFA - 1 word, the caller's fp at CFA - 2 */
+	struct cst_row row = {
+		.cfa_kind = CST_CFA_REG, .cfa_reg = a->fp_reg, .cfa_off = 2 * a->addr_size,
+		.ra_col = -1, .frame_record = 1,
 	};
-	int rc = apply_row(u, f, &r, c);
-	if (rc > 0) {
-		f->cfa = c->cfa;
-		c->found_by = CST_FOUND_FP;
+	row.reg[a->pc_reg] = (struct cst_rule){ .kind = CST_RULE_OFFSET, .n = -(int64_t)a->addr_size };
+	row.reg[a->fp_reg] = (struct cst_rule){ .kind = CST_RULE_OFFSET, .n = -2 * (int64_t)a->addr_size };
+	/* out->fp_record stays as the strategies above left it */
+	int rc = cst_row_apply(u, &row, 0, &f->regs, &c->regs, &cfa, &frame_record, out->origin);
+	if (rc > 0)
+		f->cfa = cfa;
+	return rc == 0 || rc == -CST_E_CFI ? -CST_E_NO_FUNC : rc;
+}
+
+/* Whether rung S of the ladder is tried for F. */
+static bool applies(const struct cst_strategy *s, const struct cst_frame *f, bool context)
+{
+	return !((s->flags & CST_STRATEGY_CONTEXT) && !context) &&
+	       !((s->flags & CST_STRATEGY_SIGNAL) && !f->signal_frame) &&
+	       !((s->flags & CST_STRATEGY_NOT_SIGNAL) && f->signal_frame);
+}
+
+/* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
+ * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
+ * it), 0 at the outermost frame, or a negative code. */
+static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+		 struct cst_frame *c, struct cst_step *out)
+{
+	out->fp_record = true;
+	out->caller_skipped = false;
+	out->same_sp = false;
+	frame_reset(c);
+	for (const struct cst_strategy *s = u->env->arch->ladder; s && s->step; s++) {
+		if (!applies(s, f, context))
+			continue;
+		c->found_by = s->found_by;
+		int rc = s->step(u, f, fn, c, out);
+		if (rc != -CST_E_DECODE)
+			return rc;
 	}
-	return rc;
+	return -CST_E_NO_FUNC;
+}
+
+int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
+		       const struct cst_frame *caller, struct cst_reg_origin *origin)
+{
+	memset(origin, 0, sizeof *origin);
+	switch (caller->found_by) {
+	case CST_FOUND_CONTEXT:
+		for (int r = 0; r < CST_NREGS; r++)
+			if (cst_reg_valid(&caller->regs, r))
+				origin->how[r] = CST_REG_CONTEXT;
+		return 0;
+	case CST_FOUND_CFI: case CST_FOUND_FP: case CST_FOUND_PROLOGUE:
+		break;
+	default:
+		return 0;                 /* the strategy applies no rule row */
+	}
+	if (!callee)
+		return -CST_E_INVAL;
+	/* the step again, in a cursor of its own at CALLEE */
+	struct cst_unwind u;
+	if (cst_unwind_start(&u, env, &callee->regs) < 0)
+		return 0;
+	struct cst_frame *f = cur_frame(&u), *c = &u.slot[!u.cur];
+	*f = *callee;
+	struct cst_step out = { .origin = origin };
+	int rc = climb(&u, f, cur_func(&u), callee->found_by == CST_FOUND_CONTEXT, c, &out);
+	if (rc <= 0 || c->found_by != caller->found_by)
+		memset(origin, 0, sizeof *origin);
+	return 0;
 }
 
 /* ---- lost tail calls ------------------------------------------------------------- */
@@ -328,7 +310,7 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 	}
 }
 
-static void queue_push(struct cst_unwind *u, const struct cst_frame *f)
+static void queue_push(struct cst_unwind *u, const struct cst_inserted_frame *f)
 {
 	int n = (int)(sizeof u->queue / sizeof u->queue[0]);
 	if (u->qlen < n)
@@ -355,16 +337,11 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
-	struct cst_frame s;
-	frame_reset(&s);
-	s.found_by = CST_FOUND_TAIL_CALL;
-	s.marker = CST_MARK_LOST_TAIL_CALL;
-	s.sp = f->cfa;
-	s.cfa = f->cfa;
+	struct cst_inserted_frame s = { .marker = CST_MARK_LOST_TAIL_CALL, .sp = f->cfa };
 	if (ps.paths == 1) {
 		/* innermost first: the last function on the path jumped to the callee */
 		for (int i = ps.found_len - 1; i >= 0; i--) {
-			s.pc = s.lookup_pc = ps.found_jumps[i];
+			s.pc = ps.found_jumps[i];
 			if (i == 0)
 				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 ", left by a tail jump",
 					 site.addr);
@@ -375,13 +352,13 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	} else if (skipped && ps.paths == 0) {
 		/* F's caller was not found (leaf context, return register overwritten): the
 		 * function C called is that caller (DTrace ustack() discussion, case 3). */
-		s.pc = s.lookup_pc = t;
+		s.pc = t;
 		s.marker = CST_MARK_RECOVERED_CALLER;
 		snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "; the callee's own return address was lost",
 			 site.addr);
 		queue_push(u, &s);
 	} else {
-		s.pc = s.lookup_pc = t;
+		s.pc = t;
 		snprintf(s.note, sizeof s.note, ps.paths > 1 ?
 			 "called at 0x%" PRIx64 "; several tail-call paths lead on, only this one is certain" :
 			 "called at 0x%" PRIx64 "; the tail-call path from it is not known", site.addr);
@@ -389,13 +366,11 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
-/* Functions that begin a thread's stack: the walk ends cleanly after them even when their
- * CFI does not say so (glibc: sysdeps/x86_64/start.S, clone.S, clone3.S). */
+/* Whether the current frame's function begins a thread's stack (arch->outermost). */
 static bool outermost_function(struct cst_unwind *u)
 {
-	static const char *const names[] = { "_start", "__clone", "clone", "__clone3", "clone3",
-					     "_dl_start_user", NULL };
-	const struct cst_func *fn = cur_func(u);
+	const char *const *names = u->env->arch->outermost;
+	const struct cst_func *fn = names ? cur_func(u) : NULL;
 	if (!fn || !fn->name)
 		return false;
 	char base[256];
@@ -427,10 +402,17 @@ static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_fram
 static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 {
 	int n = (int)(sizeof u->queue / sizeof u->queue[0]);
-	int k = u->qhead;
+	const struct cst_inserted_frame *q = &u->queue[u->qhead];
 	u->qhead = (u->qhead + 1) % n;
 	u->qlen--;
-	return emit(u, &u->queue[k], out);
+	frame_reset(out);
+	out->index = u->nframes++;
+	out->pc = out->lookup_pc = q->pc;
+	out->sp = out->cfa = q->sp;
+	out->found_by = CST_FOUND_TAIL_CALL;
+	out->marker = q->marker;
+	memcpy(out->note, q->note, sizeof out->note);
+	return 1;
 }
 
 int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
@@ -439,6 +421,10 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
 	if (u->qlen > 0)
 		return hand_out(u, out);
+	if (u->cur_pending) {
+		u->cur_pending = false;
+		return emit(u, cur_frame(u), out);
+	}
 	if (u->stop != CST_STOP_NONE)
 		return finish(u);
 	if (!u->started) {
@@ -449,11 +435,11 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
-	bool fp_record, skipped;
+	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	if (outermost_function(u))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = find_caller(u, f, c, &fp_record, &skipped);
+	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
 	if (rc == 0)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	if (rc < 0) {
@@ -466,10 +452,9 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	cst_reg_get(&c->regs, a->pc_reg, &c->pc);
 	cst_reg_get(&c->regs, a->sp_reg, &c->sp);
 	/* The stack check comes first: a zero return address read from a frame below the
-	 * callee's is garbage, not the outermost frame.  A caller in the same register window
-	 * (SPARC leaf context) keeps the callee's %sp. */
-	bool same_window = a->register_windows && u->cur_is_context && !fp_record && c->sp == f->sp;
-	if (c->sp <= f->sp && !f->signal_frame && !same_window)
+	 * callee's is garbage, not the outermost frame.  A caller in the callee's register
+	 * window (SPARC leaf context) keeps the callee's %sp. */
+	if (c->sp <= f->sp && !f->signal_frame && !(step.same_sp && c->sp == f->sp))
 		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
@@ -497,14 +482,14 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			c->lookup_pc = c->pc;
 		}
 	}
-	if (u->cur_is_context && !fp_record)
+	if (u->cur_is_context && !step.fp_record)
 		c->marker = CST_MARK_RECOVERED_CALLER;
 	/* the callee's CFA is known now; the caller's own only when its caller is found */
 	c->callee_cfa = f->cfa;
 	c->cfa = 0;
 	struct cst_func caller;
 	int caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
-	find_lost_tail_calls(u, f, cur_func(u), c, caller_state > 0 ? &caller : NULL, skipped);
+	find_lost_tail_calls(u, f, cur_func(u), c, caller_state > 0 ? &caller : NULL, step.caller_skipped);
 	bool interrupted = f->signal_frame;
 	u->cur = !u->cur;              /* C is the current frame now */
 	u->cur_fn = caller;
@@ -512,7 +497,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	u->cur_is_context = interrupted;
 	if (u->qlen == 0)
 		return emit(u, c, out);
-	queue_push(u, c);
+	u->cur_pending = true;     /* handed out after the frames inserted before it */
 	return hand_out(u, out);
 }
 

@@ -8,14 +8,17 @@
  *	// rc == 0: clean end at the outermost frame; rc < 0: the walk stopped early,
  *	// cst_unwind_stop_reason(&u) says why.
  *
- * Strategies are tried in order for each caller: CFI (.eh_frame / .debug_frame), then the
- * function's own instructions (prologue/epilogue analysis), then the frame-pointer chain.
- * The strategy that finds a frame is recorded in it (found_by).  After each real caller is
- * found, the call instruction before its return address is decoded: a direct call to a
- * function other than the callee's means the target tail-called away; the functions on the
- * tail-call path are handed out as frames of their own, marked CST_MARK_LOST_TAIL_CALL.
- * The caller of an innermost frame whose function had no frame record at its pc (leaf,
- * prologue, epilogue) is marked CST_MARK_RECOVERED_CALLER: a frame-pointer walk skips it. */
+ * Each architecture lists its strategies in order (its ladder, struct cst_strategy); for each
+ * caller the cursor tries them top to bottom and the first that finds the caller owns it.
+ * x86-64: CFI (.eh_frame / .debug_frame), the function's own instructions (prologue and
+ * epilogue analysis), the frame-pointer chain.  SPARC: the return-address register of a leaf
+ * (context frames), CFI, the signal frame, the register window.  The strategy that finds a
+ * frame is recorded in it (found_by).  After each real caller is found, the call instruction
+ * before its return address is decoded: a direct call to a function other than the callee's
+ * means the target tail-called away; the functions on the tail-call path are handed out as
+ * frames of their own, marked CST_MARK_LOST_TAIL_CALL.  The caller of an innermost frame
+ * whose function had no frame record at its pc (leaf, prologue, epilogue) is marked
+ * CST_MARK_RECOVERED_CALLER: a frame-pointer walk skips it. */
 #ifndef CST_UNWIND_H
 #define CST_UNWIND_H
 
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include "arch.h"
 #include "regs.h"
+#include "row.h"
 #include "symbols.h"
 #include "target.h"
 
@@ -49,31 +53,7 @@ enum cst_marker { CST_MARK_NONE, CST_MARK_RECOVERED_CALLER, CST_MARK_LOST_TAIL_C
 /* "recovered caller", "lost tail call", or NULL for CST_MARK_NONE. */
 const char *cst_marker_name(enum cst_marker m);
 
-/* How one register of a frame was recovered from the frame below it (the distinction gdb
- * keeps in frame-unwind.h: got_memory, got_register, got_optimized).  Shown by the
- * interactive shell's `info frame`. */
-enum cst_reg_how {
-	CST_REG_UNKNOWN,         /* not recovered, or by a strategy that does not record it */
-	CST_REG_CONTEXT,         /* the thread's registers (frame 0 or a live context) */
-	CST_REG_SAME,            /* the callee's value, unchanged (CFI same-value) */
-	CST_REG_SAVED,           /* read from the target at where[] */
-	CST_REG_CFA,             /* the callee's canonical frame address (the stack pointer) */
-	CST_REG_COMPUTED,        /* computed by a CFI expression or from another register */
-};
-
-struct cst_reg_origin {
-	uint8_t how[CST_NREGS];     /* enum cst_reg_how, by DWARF number */
-	uint64_t where[CST_NREGS];  /* target address read, for CST_REG_SAVED */
-	uint64_t callee_cfa;        /* the CFA of the frame these registers were recovered from */
-};
-
-static inline void cst_origin_set(struct cst_reg_origin *o, int reg, enum cst_reg_how how, uint64_t where)
-{
-	if (reg >= 0 && reg < CST_NREGS) {
-		o->how[reg] = (uint8_t)how;
-		o->where[reg] = where;
-	}
-}
+#define CST_NOTE_SIZE 112
 
 struct cst_frame {
 	unsigned index;          /* 0 = innermost */
@@ -89,9 +69,9 @@ struct cst_frame {
 	enum cst_found_by found_by;
 	enum cst_marker marker;
 	bool signal_frame;       /* the frame of a signal trampoline (its caller was interrupted) */
-	char note[112];          /* detail for -v: ambiguous tail-call paths and the like */
-	struct cst_regs regs;     /* registers by DWARF number, valid bits set where known */
-	struct cst_reg_origin origin;  /* how each register in regs was recovered */
+	char note[CST_NOTE_SIZE]; /* detail for -v: ambiguous tail-call paths and the like */
+	struct cst_regs regs;     /* registers by DWARF number, valid bits set where known; how
+				  * each was recovered: cst_unwind_explain */
 };
 
 /* Why a walk ended. */
@@ -118,6 +98,15 @@ struct cst_unwind_env {
 
 #define CST_MAX_TAIL_DEPTH 8
 
+/* A frame the cursor inserts between a callee and its caller (a lost tail call, or a caller
+ * named by the call before a return address): it has no registers of its own. */
+struct cst_inserted_frame {
+	uint64_t pc;             /* the tail jump, or the called function's entry */
+	uint64_t sp;             /* the callee's CFA: the inserted frame's sp and CFA */
+	enum cst_marker marker;
+	char note[CST_NOTE_SIZE];
+};
+
 struct cst_unwind {
 	struct cst_unwind_env *env;
 	struct cst_frame slot[2]; /* the last real frame found (slot[cur]) and the one its caller
@@ -126,14 +115,63 @@ struct cst_unwind {
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, -1 no function known */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
-	struct cst_frame queue[CST_MAX_TAIL_DEPTH + 2];
+	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
+	struct cst_inserted_frame queue[CST_MAX_TAIL_DEPTH + 1];
 	int qhead, qlen;
 	unsigned nframes;        /* frames handed out */
 	bool started;
 	enum cst_stop stop;
 	char stop_detail[128];
-	struct cst_reg_origin step_origin;  /* what cst_cfi_step recorded for the caller it computed */
 };
+
+/* ---- the strategy ladder ---------------------------------------------------------------- */
+
+/* What a strategy reports besides the caller's frame.  The cursor sets it up once per caller
+ * (fp_record true, the rest false) and each strategy tried writes what it knows. */
+struct cst_step {
+	struct cst_reg_origin *origin;  /* in: where a strategy that applies a rule row records
+					 * how each register was recovered (cst_unwind_explain),
+					 * or NULL during a walk */
+	bool fp_record;          /* out: the callee's frame record (x86-64), or register window
+				  * (SPARC), was set up at its pc: false makes the caller of a
+				  * context frame a recovered caller */
+	bool caller_skipped;     /* out: the frame found is the caller of the callee's caller,
+				  * which could not be found */
+	bool same_sp;            /* out: the caller shares the callee's stack pointer (it runs in
+				  * the callee's register window): the stack check lets it pass */
+};
+
+/* One rung: finds the caller of F (the cursor's current frame; FN its function, NULL when
+ * unknown) into C: C's registers, note, and found_by when it differs from the rung's; F->cfa
+ * when the strategy knows it.  C arrives cleared with the rung's found_by.  Returns 1 with a
+ * frame, 0 when F is the outermost frame, -CST_E_DECODE when the strategy does not apply
+ * (the next rung is tried), or another negative code that ends the walk (-CST_E_MEMORY, the
+ * fault noted on U). */
+typedef int cst_strategy_fn(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+			    struct cst_frame *c, struct cst_step *out);
+
+enum cst_strategy_flags {
+	CST_STRATEGY_CONTEXT = 1,        /* only for a context frame (frame 0, or interrupted) */
+	CST_STRATEGY_SIGNAL = 2,         /* only for a signal frame */
+	CST_STRATEGY_NOT_SIGNAL = 4,     /* not for a signal frame (the architecture reads it) */
+};
+
+struct cst_strategy {
+	cst_strategy_fn *step;   /* NULL ends the ladder */
+	enum cst_found_by found_by;  /* stamped on the frames it finds */
+	unsigned flags;          /* enum cst_strategy_flags */
+};
+
+/* Strategies every architecture may list (their contract is cst_strategy_fn's):
+ * cst_cfi_step: the CFI row at F's lookup pc (cfi.c); an expression it cannot evaluate does
+ * not apply.
+ * cst_analysis_step: the rule row arch->analyse finds in FN's instructions; a row with the
+ * frame record set up stamps CST_FOUND_FP.
+ * cst_fp_step: the frame-pointer chain: the return address at fp + 1 word, the caller's fp
+ * at fp (a constant row); fp 0 is the outermost frame (_start and thread entries clear it);
+ * no frame pointer ends the walk. */
+cst_strategy_fn cst_cfi_step, cst_analysis_step, cst_fp_step;
+
 
 /* Prepares a walk of the thread whose registers are REGS (DWARF numbers; pc, sp and fp of
  * ENV->arch must be valid).  Returns 0, or -CST_E_INVAL when pc or sp is missing. */
@@ -158,14 +196,15 @@ const char *cst_unwind_stop_reason(const struct cst_unwind *u);
 /* Releases what ENV's architecture cached (decoded functions). */
 void cst_unwind_env_free(struct cst_unwind_env *env);
 
-/* Internal to common/: the CFI step (cfi.c).  Computes the caller of the frame whose
- * registers are IN with the CFI row FRAME (module load bias BIAS).  Fills OUT and *CFA;
- * *FP_RECORD is set when the callee's frame record is set up (fp = CFA - 2 words and the
- * caller's fp is saved there).  Returns 1, 0 when the return address is undefined
- * (outermost frame), -CST_E_MEMORY, or -CST_E_CFI for an expression it cannot evaluate.
- * How each register of OUT was recovered is recorded in U->step_origin. */
-int cst_cfi_step(struct cst_unwind *u, Dwarf_Frame *frame, uint64_t bias,
-		const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa, bool *fp_record);
+/* How each register of CALLER was recovered from CALLEE (the frame it was unwound from:
+ * the previous frame handed out that is not a lost tail call), into *ORIGIN: the strategy
+ * recorded in CALLER->found_by is run again on CALLEE's registers.  A context frame's
+ * registers are CST_REG_CONTEXT (CALLEE is not read and may be NULL); strategies that do not
+ * apply a rule row (register windows, tail calls) record nothing (CST_REG_UNKNOWN, callee_cfa
+ * 0).  Reads the target's memory as the walk did.  Returns 0, or -CST_E_INVAL when CALLEE is
+ * needed and NULL. */
+int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
+		       const struct cst_frame *caller, struct cst_reg_origin *origin);
 
 /* Internal to common/: frees ENV->cfi_cache (cfi.c). */
 void cst_cfi_cache_free(struct cst_unwind_env *env);

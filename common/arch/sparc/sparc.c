@@ -195,9 +195,11 @@ static bool is_signal_frame(struct cst_unwind *u, uint64_t pc)
  * The kernel copies the interrupted window (flushed to its %sp) into the frame's first 16
  * words (setup_rt_frame: copy_in_user(sf, %fp + bias, sizeof(struct reg_window))): its
  * locals and ins are read from there. */
-static int signal_step(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c)
+static int signal_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		       struct cst_frame *c, struct cst_step *out)
 {
 	const struct cst_arch *a = u->env->arch;
+	out->fp_record = true;
 	int kind = stub_kind(u, f->pc);
 	if (!kind)
 		return -CST_E_DECODE;
@@ -259,18 +261,18 @@ static int generic_signal(int signo)
 	return signo >= 0 && signo < 32 ? map[signo] : signo;
 }
 
-/* ---- the step ------------------------------------------------------------------------------ */
+/* ---- the strategies ---------------------------------------------------------------------- */
 
 /* Leaf context: F (a context frame) runs in its caller's window at its pc.  The caller
  * resumes at the return register + 8, with F's registers; when no register can still hold
- * the return address, the window walk gives the caller's caller (*CALLER_SKIPPED).  Returns
- * -CST_E_DECODE when F is not in leaf context or its function cannot be analysed. */
+ * the return address, the window walk gives the caller's caller (caller_skipped).  Does not
+ * apply when F is not in leaf context or its function cannot be analysed. */
 static int leaf_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
-		     struct cst_frame *c, bool *window_saved, bool *caller_skipped)
+		     struct cst_frame *c, struct cst_step *out)
 {
 	struct sparc_at_pc at;
-	*window_saved = true;
-	*caller_skipped = false;
+	out->fp_record = true;
+	out->caller_skipped = false;
 	if (!u->cur_is_context || f->signal_frame || !fn || cst_sparc_at_pc(u, fn, f->pc, &at) < 0 ||
 	    at.window != SW_CALLER)
 		return -CST_E_DECODE;
@@ -283,40 +285,67 @@ static int leaf_step(struct cst_unwind *u, struct cst_frame *f, const struct cst
 		c->found_by = CST_FOUND_RETURN_REG;
 		if (reg != SPARC_O7)
 			snprintf(c->note, sizeof c->note, "return address kept in %%%s", reg_names[reg]);
-		*window_saved = false;
+		out->fp_record = false;
+		out->same_sp = true;       /* the caller runs in this window */
 		return 1;
 	}
 	int rc = window_step(u, f, c);
 	if (rc > 0) {
-		*caller_skipped = true;
+		out->caller_skipped = true;
 		snprintf(c->note, sizeof c->note,
 			 "%%o7 may have been overwritten before pc 0x%" PRIx64 ": its caller is not known", f->pc);
 	}
 	return rc;
 }
 
-static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
-		struct cst_frame *c, bool *window_saved, bool *caller_skipped)
+/* CFI, whose frame-record flag means on SPARC that the callee has a register window of its
+ * own: it has unless the caller's %sp is its own (a leaf in its caller's window). */
+static int cfi_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		    struct cst_frame *c, struct cst_step *out)
 {
-	if (f->signal_frame) {
-		int rc = signal_step(u, f, c);
-		if (rc != -CST_E_DECODE)
-			return rc;
+	int rc = cst_cfi_step(u, f, fn, c, out);
+	uint64_t sp, csp;
+	if (rc > 0 && cst_reg_get(&f->regs, SPARC_SP, &sp)) {
+		out->fp_record = cst_reg_get(&c->regs, SPARC_SP, &csp) && csp != sp;
+		out->same_sp = u->cur_is_context && !out->fp_record;
 	}
-	int rc = leaf_step(u, f, fn, c, window_saved, caller_skipped);
-	if (rc != -CST_E_DECODE)
-		return rc;
-	/* a context frame whose paths disagree on `save` at its pc: the window is a guess */
+	return rc;
+}
+
+/* The window walk, for every frame the strategies above leave; in a context frame whose
+ * paths disagree on `save` at its pc the window is a guess, and the note says so. */
+static int register_window_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+				struct cst_frame *c, struct cst_step *out)
+{
 	struct sparc_at_pc at;
-	rc = window_step(u, f, c);
+	out->fp_record = true;
+	out->caller_skipped = false;
+	int rc = window_step(u, f, c);
 	if (rc > 0 && u->cur_is_context && fn && cst_sparc_at_pc(u, fn, f->pc, &at) == 0 &&
 	    at.window == SW_UNKNOWN) {
-		*caller_skipped = true;
+		out->caller_skipped = true;
 		snprintf(c->note, sizeof c->note,
 			 "no single window state at pc 0x%" PRIx64 ": its caller may be missing", f->pc);
 	}
 	return rc;
 }
+
+/* The ladder, top to bottom: a context frame in leaf context (its return address still in
+ * a register, which CFI may not know was overwritten); CFI; the kernel's signal frame; the
+ * register window saved at %sp. */
+static const struct cst_strategy ladder[] = {
+	{ leaf_step,            CST_FOUND_RETURN_REG, CST_STRATEGY_CONTEXT },
+	{ cfi_step,             CST_FOUND_CFI,        CST_STRATEGY_NOT_SIGNAL },
+	{ signal_step,          CST_FOUND_WINDOW,     CST_STRATEGY_SIGNAL },
+	{ register_window_step, CST_FOUND_WINDOW,     0 },
+	{ NULL,                 CST_FOUND_CONTEXT,    0 },
+};
+
+/* glibc's functions that begin a thread's stack on SPARC: _start
+ * (sysdeps/sparc/sparc64/start.S, sparc32/start.S), clone's thread entry
+ * (sysdeps/unix/sysv/linux/sparc/sparc64/clone.S, sparc32/clone.S; there is no clone3) and
+ * the dynamic linker's _dl_start_user (sysdeps/sparc/sparc64/dl-machine.h, RTLD_START). */
+static const char *const outermost[] = { "_start", "__clone", "clone", "_dl_start_user", NULL };
 
 /* One table per ELF machine: sparc64 (EM_SPARCV9), and 32-bit V8+ (EM_SPARC32PLUS) and V8
  * (EM_SPARC), which differ only in the machine number. */
@@ -326,8 +355,8 @@ static int step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func
 		.addr_size = size, .stack_bias = bias, .prstatus = prs,     \
 		.big_endian = true, .pc_reg = SPARC_PC, .sp_reg = SPARC_SP, \
 		.fp_reg = SPARC_FP, .nregs = SPARC_NREGS,                   \
-		.reg_names = reg_names, .register_windows = true,           \
-		.ra_offset = 8, .step = step, .leaf_step = leaf_step,      \
+		.reg_names = reg_names, .ladder = ladder,                   \
+		.outermost = outermost, .ra_offset = 8,                     \
 		.generic_signal = generic_signal,                           \
 		.signal_frame = is_signal_frame,                            \
 		.call_before = cst_sparc_call_before,                       \

@@ -200,6 +200,8 @@ int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	if (!s || s->fp == F_UNKNOWN)
 		return -CST_E_DECODE;
 	memset(row, 0, sizeof *row);
+	row->cfa_kind = CST_CFA_REG;
+	row->ra_col = -1;
 	if (s->fp == F_FRAME) {
 		row->cfa_reg = RBP;
 		row->cfa_off = s->rbp_off;
@@ -209,9 +211,11 @@ int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	} else {
 		return -CST_E_DECODE;
 	}
-	row->ra_off = -8;
-	row->fp_rule = s->fp == F_CALLER ? CST_FP_SAME : s->fp == F_LOST ? CST_FP_UNKNOWN : CST_FP_SAVED;
-	row->fp_off = -(int64_t)s->save_off;
+	row->reg[RIP] = (struct cst_rule){ .kind = CST_RULE_OFFSET, .n = -8 };
+	if (s->fp == F_CALLER)
+		row->reg[RBP].kind = CST_RULE_SAME;
+	else if (s->fp != F_LOST)
+		row->reg[RBP] = (struct cst_rule){ .kind = CST_RULE_OFFSET, .n = -(int64_t)s->save_off };
 	row->frame_record = s->fp == F_FRAME && s->rbp_off == 16 && s->save_off == 16;
 	return 0;
 }

@@ -48,6 +48,22 @@ static int prstatus(const uint8_t *d, size_t size, struct cst_regs *out, int *ti
 	return 0;
 }
 
+/* The ladder, top to bottom: CFI where the code has it; the function's own instructions
+ * where it has none; the frame-pointer chain when the function is not known. */
+static const struct cst_strategy ladder[] = {
+	{ cst_cfi_step,      CST_FOUND_CFI,      0 },
+	{ cst_analysis_step, CST_FOUND_PROLOGUE, 0 },
+	{ cst_fp_step,       CST_FOUND_FP,       0 },
+	{ NULL,              CST_FOUND_CONTEXT,  0 },
+};
+
+/* glibc's functions that begin a thread's stack: _start (sysdeps/x86_64/start.S), the
+ * thread entries of clone and clone3 (sysdeps/unix/sysv/linux/x86_64/clone.S, clone3.S),
+ * and the dynamic linker's _dl_start_user (sysdeps/x86_64/dl-machine.h, RTLD_START). */
+static const char *const outermost[] = {
+	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", NULL,
+};
+
 const struct cst_arch cst_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
@@ -60,6 +76,8 @@ const struct cst_arch cst_arch_x86_64 = {
 	.nregs = NREGS,
 	.reg_names = reg_names,
 	.prstatus = prstatus,
+	.ladder = ladder,
+	.outermost = outermost,
 	.analyse = cst_x86_64_analyse,
 	.call_before = cst_x86_64_call_before,
 	.tail_targets = cst_x86_64_tail_targets,

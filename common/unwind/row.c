@@ -1,0 +1,122 @@
+/* Applying a rule row: the caller's registers, its CFA and the frame-record flag.  See row.h. */
+#include "row.h"
+#include "error.h"
+#include "unwind.h"
+
+static void origin_set(struct cst_reg_origin *o, int reg, enum cst_reg_how how, uint64_t where)
+{
+	if (o && reg >= 0 && reg < CST_NREGS) {
+		o->how[reg] = (uint8_t)how;
+		o->where[reg] = where;
+	}
+}
+
+/* The CFA of ROW with the callee's registers IN.  Returns 0 or a negative code. */
+static int row_cfa(struct cst_unwind *u, const struct cst_row *row, uint64_t bias,
+		   const struct cst_regs *in, uint64_t *cfa)
+{
+	bool is_value;
+	uint64_t base;
+	switch ((enum cst_cfa_kind)row->cfa_kind) {
+	case CST_CFA_REG:
+		if (!cst_reg_get(in, row->cfa_reg, &base))
+			return -CST_E_CFI;
+		*cfa = base + (uint64_t)row->cfa_off;
+		return 0;
+	case CST_CFA_EXPR:
+		return cst_cfi_eval(u, row->cfa_ops, row->cfa_nops, in, 0, false, bias, cfa, &is_value);
+	case CST_CFA_NONE:
+		break;
+	}
+	return -CST_E_CFI;
+}
+
+int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias,
+		  const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap,
+		  bool *frame_record, struct cst_reg_origin *origin)
+{
+	const struct cst_arch *arch = u->env->arch;
+	uint64_t cfa;
+	*frame_record = false;
+	int rc = row_cfa(u, row, bias, in, &cfa);
+	if (rc < 0)
+		return rc;
+	cst_regs_clear(out);
+	bool ra_defined = false;
+	uint64_t fp_slot = 0;
+	for (int r = 0; r < arch->nregs && r < CST_NREGS; r++) {
+		const struct cst_rule *x = &row->reg[r];
+		uint64_t v, addr = 0;
+		bool is_value = false;
+		switch ((enum cst_rule_kind)x->kind) {
+		case CST_RULE_UNDEFINED:
+			continue;
+		case CST_RULE_SAME:
+			if (cst_reg_get(in, r, &v)) {
+				cst_reg_set(out, r, v);
+				origin_set(origin, r, CST_REG_SAME, 0);
+			}
+			continue;
+		case CST_RULE_OFFSET:
+			v = cfa + (uint64_t)x->n;
+			break;
+		case CST_RULE_VAL_OFFSET:
+			v = cfa + (uint64_t)x->n;
+			is_value = true;
+			break;
+		case CST_RULE_REGISTER:
+			if (!cst_reg_get(in, (int)x->n, &v))
+				continue;
+			is_value = true;
+			break;
+		case CST_RULE_EXPR:
+		case CST_RULE_VAL_EXPR:
+			rc = cst_cfi_eval(u, x->ops, x->nops, in, cfa, true, bias, &v, &is_value);
+			if (rc == -CST_E_MEMORY)
+				return rc;
+			if (rc < 0)
+				continue;
+			break;
+		}
+		if (!is_value) {
+			if (r == arch->fp_reg)
+				fp_slot = v;
+			addr = v;
+			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
+				if (r != arch->pc_reg)
+					continue;        /* a register we could not read stays unknown */
+				cst_unwind_note_fault(u, addr);
+				return -CST_E_MEMORY;
+			}
+		}
+		cst_reg_set(out, r, v);
+		origin_set(origin, r, is_value ? CST_REG_COMPUTED : CST_REG_SAVED, addr);
+		if (r == arch->pc_reg)
+			ra_defined = true;
+	}
+	/* A return-address column other than the pc (SPARC: %o7, which holds the call's
+	 * address; the caller resumes ra_offset bytes after it, libdw's sparc ebl ra_offset). */
+	uint64_t rav;
+	if (!ra_defined && row->ra_col >= 0 && row->ra_col != arch->pc_reg &&
+	    cst_reg_get(out, row->ra_col, &rav)) {
+		rav += arch->ra_offset;
+		cst_reg_set(out, arch->pc_reg, arch->addr_size == 4 ? rav & 0xffffffffull : rav);
+		ra_defined = true;
+	}
+	if (!ra_defined)
+		return 0;
+	/* The caller's stack pointer is the CFA (x86-64 psABI 3.6.2), less the stack bias
+	 * (SPARC V9: the CFA is %sp + 2047). */
+	cst_reg_set(out, arch->sp_reg, cfa - arch->stack_bias);
+	origin_set(origin, arch->sp_reg, CST_REG_CFA, 0);
+	if (origin)
+		origin->callee_cfa = cfa;
+	uint64_t fp;
+	if (row->frame_record >= 0)
+		*frame_record = row->frame_record > 0;
+	else if (fp_slot && cst_reg_get(in, arch->fp_reg, &fp) && fp == fp_slot &&
+		 fp_slot == cfa - 2 * arch->addr_size)
+		*frame_record = true;
+	*cfap = cfa;
+	return 1;
+}
