@@ -145,8 +145,7 @@ static void convert_rule(struct cst_rule *x, const Dwarf_Op *ops, size_t nops, c
 	x->nops = (uint32_t)nops;
 }
 
-/* FRAME as a row; registers past NREGS and those libdw cannot describe are undefined. */
-static void convert(Dwarf_Frame *frame, int nregs, struct cst_row *row)
+void cst_cfi_row(Dwarf_Frame *frame, int nregs, struct cst_row *row)
 {
 	Dwarf_Op *ops;
 	size_t nops;
@@ -204,7 +203,7 @@ static struct cst_row *converted_row(struct cst_unwind *u, Dwarf_Frame *frame, b
 	struct cst_row *row = malloc(sizeof *row);
 	if (!row)
 		return NULL;
-	convert(frame, env->arch->nregs, row);
+	cst_cfi_row(frame, env->arch->nregs, row);
 	if (!(keep && cst_memo_put(env->cfi_cache, key, &row)))
 		*owned = true;
 	return row;

@@ -85,6 +85,11 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		  const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa,
 		  bool *frame_record, struct cst_reg_origin *origin);
 
+/* Converts libdw's row FRAME into ROW: registers 0..NREGS-1 (DWARF numbers); those past
+ * NREGS and those libdw cannot describe are undefined; expressions stay owned by FRAME's CFI.
+ * In cfi.c. */
+void cst_cfi_row(Dwarf_Frame *frame, int nregs, struct cst_row *row);
+
 /* Evaluates the DWARF expression OPS (NOPS operations, DWARF 5 section 2.5) with the
  * registers REGS, CFA for DW_OP_call_frame_cfa (pushed first when PUSH_CFA), and BIAS added
  * to DW_OP_addr.  Stores the top of the stack in *RESULT and sets *IS_VALUE when the

@@ -39,12 +39,15 @@ static int step_at(struct cst_target *target, uint64_t pc, const struct cst_regs
 		return -CST_E_NO_CFI;
 	struct cst_unwind_env env = { .arch = &cst_arch_x86_64, .target = target };
 	struct cst_unwind *u = calloc(1, sizeof *u);
+	struct cst_row *row = malloc(sizeof *row);
 	bool fp_record;
 	int rc = -CST_E_NOMEM;
-	if (u) {
+	if (u && row) {
 		u->env = &env;
-		rc = cst_cfi_step(u, frame, 0, in, out, cfa, &fp_record);
+		cst_cfi_row(frame, env.arch->nregs, row);
+		rc = cst_row_apply(u, row, 0, in, out, cfa, &fp_record, NULL);
 	}
+	free(row);
 	cst_unwind_env_free(&env);
 	free(u);
 	free(frame);

@@ -20,11 +20,14 @@ enum { RBX = 3, RBP = 6, RSP = 7, RIP = 16 };
 
 /* The expected row before the instruction at byte OFF: CFA = REG + CFA_OFF; the caller's rbp
  * unchanged (FP_SAME) or saved at CFA + FP_OFF; the frame record set up (rbp = CFA - 16). */
+/* The caller's rbp: unchanged, saved at CFA + offset, or not known. */
+enum fp_rule { FP_SAME, FP_SAVED, FP_UNKNOWN };
+
 struct want {
 	unsigned off;
 	int cfa_reg;
 	int cfa_off;
-	enum cst_fp_rule fp;
+	enum fp_rule fp;
 	int fp_off;
 	bool record;
 };
@@ -42,12 +45,12 @@ static const uint8_t frame_code[] = {
 	0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20, 0x48, 0x89, 0x7d, 0xf8, 0xc9, 0xc3,
 };
 static const struct want frame_rows[] = {
-	{ 0,  RSP, 8,  CST_FP_SAME,  0,   false },   /* push %rbp */
-	{ 1,  RSP, 16, CST_FP_SAVED, -16, false },   /* mov %rsp,%rbp */
-	{ 4,  RBP, 16, CST_FP_SAVED, -16, true },    /* sub $0x20,%rsp */
-	{ 8,  RBP, 16, CST_FP_SAVED, -16, true },    /* body */
-	{ 12, RBP, 16, CST_FP_SAVED, -16, true },    /* leave */
-	{ 13, RSP, 8,  CST_FP_SAME,  0,   false },   /* ret */
+	{ 0,  RSP, 8,  FP_SAME,  0,   false },   /* push %rbp */
+	{ 1,  RSP, 16, FP_SAVED, -16, false },   /* mov %rsp,%rbp */
+	{ 4,  RBP, 16, FP_SAVED, -16, true },    /* sub $0x20,%rsp */
+	{ 8,  RBP, 16, FP_SAVED, -16, true },    /* body */
+	{ 12, RBP, 16, FP_SAVED, -16, true },    /* leave */
+	{ 13, RSP, 8,  FP_SAME,  0,   false },   /* ret */
 };
 
 /* push %rbx; push %r12; sub $0x10,%rsp; nop; add $0x10,%rsp; pop %r12; pop %rbx; ret */
@@ -56,14 +59,14 @@ static const uint8_t saved_code[] = {
 	0x5b, 0xc3,
 };
 static const struct want saved_rows[] = {
-	{ 0,  RSP, 8,  CST_FP_SAME, 0, false },
-	{ 1,  RSP, 16, CST_FP_SAME, 0, false },
-	{ 3,  RSP, 24, CST_FP_SAME, 0, false },
-	{ 7,  RSP, 40, CST_FP_SAME, 0, false },
-	{ 8,  RSP, 40, CST_FP_SAME, 0, false },
-	{ 12, RSP, 24, CST_FP_SAME, 0, false },
-	{ 14, RSP, 16, CST_FP_SAME, 0, false },
-	{ 15, RSP, 8,  CST_FP_SAME, 0, false },
+	{ 0,  RSP, 8,  FP_SAME, 0, false },
+	{ 1,  RSP, 16, FP_SAME, 0, false },
+	{ 3,  RSP, 24, FP_SAME, 0, false },
+	{ 7,  RSP, 40, FP_SAME, 0, false },
+	{ 8,  RSP, 40, FP_SAME, 0, false },
+	{ 12, RSP, 24, FP_SAME, 0, false },
+	{ 14, RSP, 16, FP_SAME, 0, false },
+	{ 15, RSP, 8,  FP_SAME, 0, false },
 };
 
 /* Two exits: push %rbx; sub $0x10,%rsp; test %edi,%edi; je 1f; add $0x10,%rsp; pop %rbx;
@@ -74,17 +77,17 @@ static const uint8_t branch_code[] = {
 	0xc3, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc4, 0x10, 0x5b, 0xc3,
 };
 static const struct want branch_rows[] = {
-	{ 0,  RSP, 8,  CST_FP_SAME, 0, false },
-	{ 1,  RSP, 16, CST_FP_SAME, 0, false },
-	{ 5,  RSP, 32, CST_FP_SAME, 0, false },
-	{ 7,  RSP, 32, CST_FP_SAME, 0, false },
-	{ 9,  RSP, 32, CST_FP_SAME, 0, false },
-	{ 13, RSP, 16, CST_FP_SAME, 0, false },
-	{ 14, RSP, 8,  CST_FP_SAME, 0, false },
-	{ 15, RSP, 32, CST_FP_SAME, 0, false },
-	{ 20, RSP, 32, CST_FP_SAME, 0, false },
-	{ 24, RSP, 16, CST_FP_SAME, 0, false },
-	{ 25, RSP, 8,  CST_FP_SAME, 0, false },
+	{ 0,  RSP, 8,  FP_SAME, 0, false },
+	{ 1,  RSP, 16, FP_SAME, 0, false },
+	{ 5,  RSP, 32, FP_SAME, 0, false },
+	{ 7,  RSP, 32, FP_SAME, 0, false },
+	{ 9,  RSP, 32, FP_SAME, 0, false },
+	{ 13, RSP, 16, FP_SAME, 0, false },
+	{ 14, RSP, 8,  FP_SAME, 0, false },
+	{ 15, RSP, 32, FP_SAME, 0, false },
+	{ 20, RSP, 32, FP_SAME, 0, false },
+	{ 24, RSP, 16, FP_SAME, 0, false },
+	{ 25, RSP, 8,  FP_SAME, 0, false },
 };
 
 #define SEQ(n, c, r) { n, c, sizeof c, r, sizeof r / sizeof r[0] }
@@ -119,6 +122,20 @@ static void make_stack(struct fake_target *ft)
 	fake_write_word(ft, CFA - 16, 8, CALLER_BP);
 }
 
+/* The caller's rbp rule of ROW in the terms above (*OFF: bytes from the CFA when saved), and
+ * whether the return address is at CFA - 8. */
+static enum fp_rule fp_rule_of(const struct cst_row *r, int64_t *off)
+{
+	const struct cst_rule *x = &r->reg[6];
+	*off = x->n;
+	return x->kind == CST_RULE_SAME ? FP_SAME : x->kind == CST_RULE_OFFSET ? FP_SAVED : FP_UNKNOWN;
+}
+
+static bool ra_at_cfa_minus_8(const struct cst_row *r)
+{
+	return r->reg[16].kind == CST_RULE_OFFSET && r->reg[16].n == -8;
+}
+
 /* Where each check stands, for the failure message. */
 static char at[80];
 #define AT(w, what) (snprintf(at, sizeof at, "pc +%u: %s", (w)->off, what), at)
@@ -135,10 +152,12 @@ static void check_rows(struct fake_target *ft, const struct seq *s, const struct
 			continue;
 		EXPECT_EQ(row.cfa_reg, w->cfa_reg, AT(w, "CFA register"));
 		EXPECT_EQ(row.cfa_off, w->cfa_off, AT(w, "CFA offset"));
-		EXPECT_EQ(row.ra_off, -8, AT(w, "return-address offset"));
-		EXPECT_EQ(row.fp_rule, w->fp, AT(w, "frame-pointer rule"));
-		if (w->fp == CST_FP_SAVED)
-			EXPECT_EQ(row.fp_off, w->fp_off, AT(w, "frame-pointer offset"));
+		int64_t fp_off;
+		enum fp_rule fp = fp_rule_of(&row, &fp_off);
+		EXPECT_EQ(ra_at_cfa_minus_8(&row), true, AT(w, "return address at CFA - 8"));
+		EXPECT_EQ(fp, w->fp, AT(w, "frame-pointer rule"));
+		if (w->fp == FP_SAVED)
+			EXPECT_EQ(fp_off, w->fp_off, AT(w, "frame-pointer offset"));
 		EXPECT_EQ(row.frame_record, w->record, AT(w, "frame record"));
 	}
 	unit_end();
