@@ -16,6 +16,7 @@ struct bt_frame {
 };
 
 struct bt_thread {
+	const struct cst_arch *arch;   /* whose signal numbers cursig is in (set by bt_walk) */
 	int tid;
 	bool crashed;
 	int cursig;
@@ -30,7 +31,7 @@ struct bt_thread {
 struct bt_process {
 	const char *core;        /* core path, NULL for a live process */
 	const char *executable;  /* may be NULL */
-	const char *arch;
+	const struct cst_arch *arch;  /* its name is printed; signal numbers are its own */
 	int pid;
 	bool has_signal;
 	int signo, code;
@@ -39,10 +40,11 @@ struct bt_process {
 	const char *fname, *psargs;
 };
 
-struct cst_core;
-/* Fills P from core CORE opened from file PATH: executable, architecture, pid, command and
- * signal (NT_SIGINFO, else the first thread's pr_cursig).  The strings belong to CORE. */
-void bt_process_from_core(struct bt_process *p, struct cst_core *core, const char *path);
+struct cst_process;
+/* Fills P from process image PROC, opened from core file PATH (NULL: a live process):
+ * executable, architecture, pid, and for a core the command and the signal (NT_SIGINFO,
+ * else the first thread's pr_cursig).  The strings belong to PROC. */
+void bt_process_from(struct bt_process *p, struct cst_process *proc, const char *path);
 
 /* V as addresses are printed: "0x" and lowercase hex digits, zero-padded to at least WIDTH
  * digits (1..16), in BUF (not NUL-terminated); returns its start and sets *LEN to its length.
@@ -54,14 +56,6 @@ const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len);
  * or -CST_E_NOMEM. */
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
 void bt_thread_free(struct bt_thread *t);
-
-/* The architecture whose signal numbers bt_signal_name and bt_signal_text read (the
- * core's); the generic Linux numbers until it is set. */
-void bt_signal_arch(const struct cst_arch *arch);
-/* "SIGSEGV", or "signal N" for an unknown number (static buffer). */
-const char *bt_signal_name(int signo);
-/* The description of signal SIGNO ("Segmentation fault"), as strsignal gives it. */
-const char *bt_signal_text(int signo);
 
 struct bt_options {
 	bool verbose;            /* -v: each frame's provenance */

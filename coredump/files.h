@@ -37,11 +37,9 @@ void bt_print_packages_text(FILE *out, const struct bt_modules *m);
 struct json_object;
 void bt_json_add_modules(struct json_object *doc, const struct bt_modules *m);
 
-/* The perf map used to name frames no module covers (NULL: none). */
-void bt_jit_use(const struct cst_perfmap *m);
-
-/* When a perf map is in use and covers lookup address LOOKUP, names LOC's function from it
+/* When perf map M (NULL: none) covers lookup address LOOKUP, names LOC's function from it
  * (offset from PC) and returns the map's path; else returns NULL. */
-const char *bt_jit_locate(uint64_t lookup, uint64_t pc, struct cst_location *loc);
+const char *bt_jit_locate(const struct cst_perfmap *m, uint64_t lookup, uint64_t pc,
+			  struct cst_location *loc);
 
 #endif
