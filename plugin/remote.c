@@ -60,11 +60,13 @@ int cst_remote_open(struct cst_inferior *inf, const char *program)
 	inf->arch = cst_arch_find(eh.e_machine, eh.e_ident[EI_CLASS]);
 	if (!inf->arch)
 		return cst_inferior_unusable(inf, -CST_E_ARCH, "%s: an architecture corestack does not unwind", program);
+	char err[256];
+	if (cst_process_open_external(&inf->proc, inf->arch, err, sizeof err) < 0)
+		return cst_inferior_unusable(inf, -CST_E_NOMEM, "%s", err);
 	inf->kind = CST_INF_REMOTE;
 	snprintf(inf->program, sizeof inf->program, "%s", program);
 	inf->program_dev = st.st_dev;
 	inf->program_ino = st.st_ino;
-	inf->env.arch = inf->arch;
 	return 0;
 }
 
@@ -186,26 +188,20 @@ int cst_remote_modules(struct cst_inferior *inf, const struct cst_target *t, con
 		read_link_map(t, inf->arch->addr_size, dynamic, sysroot, m);
 	uint64_t h = modlist_hash(m);
 	int rc = 0;
-	if (!inf->syms || h != inf->maps_hash) {
+	if (!cst_process_symbols(inf->proc) || h != inf->maps_hash) {
 		char err[256];
-		if (inf->syms)
-			cst_symbols_close(inf->syms);
-		cst_unwind_env_free(&inf->env);
-		inf->env.arch = inf->arch;
-		inf->syms = NULL;
-		inf->env.syms = NULL;
 		inf->maps_hash = 0;
 		inf->flushw = 0;
-		rc = cst_symbols_open_files(&inf->syms, m->n, (const char *const *)m->paths, m->biases,
-					    err, sizeof err);
+		rc = cst_process_report_files(inf->proc, m->n, (const char *const *)m->paths, m->biases,
+					      err, sizeof err);
 		if (rc < 0) {
 			snprintf(inf->why, sizeof inf->why, "%s", err);
 		} else {
-			inf->env.syms = inf->syms;
 			inf->maps_hash = h;
 			if (inf->arch->elf_machine == EM_SPARCV9 || inf->arch->elf_machine == EM_SPARC32PLUS ||
 			    inf->arch->elf_machine == EM_SPARC)
-				dwfl_getmodules(cst_symbols_dwfl(inf->syms), find_flushw, &inf->flushw, 0);
+				dwfl_getmodules(cst_symbols_dwfl(cst_process_symbols(inf->proc)), find_flushw,
+						&inf->flushw, 0);
 		}
 	}
 	modlist_free(m);
