@@ -1,6 +1,6 @@
 /* JSON output with json-c.  The schema is documented in README.md ("JSON output"); its
  * version is the value of the "corestack" key. */
-#include "backtrace.h"
+#include "bt_json.h"
 #include "json_thread.h"
 #include "process.h"
 

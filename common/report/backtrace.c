@@ -2,7 +2,7 @@
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
-#include "files.h"
+#include "jit.h"
 #include "process.h"
 
 #include <stdio.h>

@@ -1,5 +1,6 @@
-/* One thread's backtrace, walked with the unwind cursor and symbolized: what the text and
- * JSON printers print. */
+/* One thread's backtrace, walked with the unwind cursor and symbolized, and its text
+ * printers: what the CLI, the shell and the gdb plugin print (the CLI's JSON is
+ * coredump/bt_json.h). */
 #ifndef CST_BACKTRACE_H
 #define CST_BACKTRACE_H
 
@@ -69,32 +70,5 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o);
 /* The frames of T alone, without the thread's header line (the gdb plugin's fpbt). */
 void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
-
-/* JSON (schema version 1, README "JSON output"): the process object with an empty
- * "threads" array; its threads are written by the stream below.  bt_json_print writes a
- * whole document and frees it. */
-struct json_object;
-struct json_object *bt_json_process(const struct bt_process *p);
-void bt_json_print(FILE *out, struct json_object *doc);
-
-/* The document written as it grows, each thread as soon as it is walked (a core of
- * thousands of threads is never held whole): DOC's members before "threads" are written when
- * its first thread comes, then each thread (bt_json_stream_thread; DOC's "threads" array
- * stays empty), then bt_json_stream_end writes the members after "threads" (modules,
- * signature, groups) and frees DOC.
- * Every value is serialised by json-c; only the braces around them are written here. */
-struct bt_json_thread;
-struct bt_json_stream {
-	FILE *out;
-	bool compact;            /* the whole document on one line (--json-lines), else indented */
-	bool in_array;           /* an element of an array: no newline after the document */
-	const char *lead;        /* written before the document (an array's "[" or ","), or NULL */
-	bool begun;
-	size_t nthreads;
-	size_t head_members;     /* members of DOC before "threads", written at the start */
-	struct bt_json_thread *writer;  /* coredump/json_thread.h */
-};
-void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, const struct bt_thread *t);
-void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc);
 
 #endif

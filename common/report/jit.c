@@ -1,5 +1,5 @@
-/* JIT frames named from a perf map.  See files.h. */
-#include "files.h"
+/* JIT frames named from a perf map.  See jit.h. */
+#include "jit.h"
 
 const char *bt_jit_locate(const struct cst_perfmap *m, uint64_t lookup, uint64_t pc,
 			  struct cst_location *loc)
