@@ -202,19 +202,13 @@ int cmd_x(struct shell *sh, const char *args)
 static int open_disassembler(struct shell *sh, csh *h)
 {
 	const struct cst_arch *a = sh->env->arch;
-	cs_err e;
-	if (a->elf_machine == EM_X86_64)
-		e = cs_open(CS_ARCH_X86, CS_MODE_64, h);
-	else if (a->elf_machine == EM_SPARCV9)
-		e = cs_open(CS_ARCH_SPARC, CS_MODE_V9 | CS_MODE_BIG_ENDIAN, h);
-	else if (a->elf_machine == EM_SPARC)
-		e = cs_open(CS_ARCH_SPARC, CS_MODE_BIG_ENDIAN, h);
-	else
+	if (!a->disassembler)
 		return shell_error(sh, "No disassembler for %s.", a->name);
+	cs_err e = cs_open((cs_arch)a->cs_arch, (cs_mode)a->cs_mode, h);
 	if (e != CS_ERR_OK)
 		return shell_error(sh, "capstone: %s", cs_strerror(e));
-	if (a->elf_machine == EM_X86_64)
-		cs_option(*h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);   /* gdb's default syntax */
+	if (a->cs_syntax)
+		cs_option(*h, CS_OPT_SYNTAX, (size_t)a->cs_syntax);
 	return 0;
 }
 

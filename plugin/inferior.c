@@ -231,8 +231,8 @@ bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
 				return true;
 		return false;
 	}
-	if (inf->kind != CST_INF_LIVE || a != &cst_arch_x86_64)
-		return false;   /* PTRACE_GETREGS is read as x86-64 user_regs_struct */
+	if (inf->kind != CST_INF_LIVE || !a->ptrace_regs)
+		return false;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)inf->pid);
 	DIR *d = opendir(path);
@@ -244,7 +244,7 @@ bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
 		char *end;
 		long tid = strtol(e->d_name, &end, 10);
 		struct cst_regs r;
-		if (*end || tid <= 0 || cst_live_getregs((int)tid, &r) < 0)
+		if (*end || tid <= 0 || cst_live_getregs(a, (int)tid, &r) < 0)
 			continue;
 		found = cst_reg_get(&r, a->pc_reg, &tpc) && cst_reg_get(&r, a->sp_reg, &tsp) &&
 			tpc == pc && tsp == sp;

@@ -44,8 +44,8 @@ struct cst_inferior {
 int cst_inferior_update(struct cst_inferior *inf);
 
 /* True when PC and SP (target virtual addresses) are the registers some thread of INF stops
- * with: the frame is a frame 0, not a caller.  Live threads are read with PTRACE_GETREGS
- * (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
+ * with: the frame is a frame 0, not a caller.  Live threads are read with ptrace, the
+ * architecture's ptrace_regs (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
 bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp);
 
 /* Closes INF and sets INF->why from FMT (one %s, ARG).  Returns CODE. */

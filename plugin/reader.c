@@ -12,12 +12,10 @@
  * calls exist only in its output and `finish`, `next` and `step` never see them. */
 #include <gdb/jit-reader.h>
 
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sparc.h"
 #include "backtrace.h"
 #include "error.h"
 #include "fpbt.h"
@@ -27,47 +25,12 @@
 
 GDB_DECLARE_GPL_COMPATIBLE_READER
 
-/* The registers the reader exchanges with gdb 13 for an architecture it handles: entry i is
- * cst_regs number CST[i], gdb's number GDB[i].  Asking gdb for a number its architecture
- * lacks is an internal error that aborts gdb, so an architecture that is not listed is never
- * touched.  x86-64: rax..r15 are 0-15 and rip is 16, in both (System V AMD64 psABI, "DWARF
- * Register Number Mapping").  sparc64: g0-g7, o0-o7, l0-l7, i0-i7 are 0-31 in both; the pc
- * is gdb's 80 (gdb's sparc64 numbering, as `maint print registers` of gdb-multiarch 13 shows
- * it for a sparc64 program under qemu-sparc64: 32-79 floating point, 80 pc, 81 npc, 82 state,
- * 83 fsr, 84 fprs, 85 y).  Returns the number of entries, 0 for an architecture not listed. */
-#define GDB_MAXREGS 40
-#define GDB_SPARC64_PC 80
-#define GDB_SPARC64_NPC 81
-
-static int gdb_regs(const struct cst_arch *a, int *cst, int *gdb)
-{
-	int n = 0;
-	if (a->elf_machine == EM_X86_64 && a->elf_class == ELFCLASS64 && a->nregs <= 17) {
-		for (; n < a->nregs; n++)
-			cst[n] = gdb[n] = n;
-	} else if (a->elf_machine == EM_SPARCV9 && a->elf_class == ELFCLASS64 && a->nregs == SPARC_NREGS) {
-		for (; n < SPARC_NREGS; n++)
-			cst[n] = gdb[n] = n;
-		cst[n] = SPARC_PC;
-		gdb[n++] = GDB_SPARC64_PC;
-	}
-	return n;
-}
-
-static int gdb_nregs(const struct cst_arch *a)
-{
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	return gdb_regs(a, cst, gdb);
-}
-
-/* gdb's number of cst_regs register R, or -1. */
+/* gdb's number of cst_regs register R (the architecture's gdb_regs table), or -1. */
 static int gdb_regnum(const struct cst_arch *a, int r)
 {
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	int n = gdb_regs(a, cst, gdb);
-	for (int i = 0; i < n; i++)
-		if (cst[i] == r)
-			return gdb[i];
+	for (int i = 0; i < a->n_gdb_regs; i++)
+		if (a->gdb_regs[i].dwarf == r)
+			return a->gdb_regs[i].gdb;
 	return -1;
 }
 
@@ -100,18 +63,16 @@ struct reader {
  * target beside a traced process), its size differs and no other number is asked for. */
 static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, struct cst_regs *r)
 {
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	int n = gdb_regs(a, cst, gdb);
 	cst_regs_clear(r);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < a->n_gdb_regs; i++) {
 		uint64_t v;
-		int rc = cst_gdb_reg_get(cb, gdb[i], a->addr_size, a->big_endian, &v);
+		int rc = cst_gdb_reg_get(cb, a->gdb_regs[i].gdb, a->addr_size, a->big_endian, &v);
 		if (rc == 0)
-			cst_reg_set(r, cst[i], v);
+			cst_reg_set(r, a->gdb_regs[i].dwarf, v);
 		else if (rc == -CST_E_ARCH)
 			return rc;
 	}
-	return n > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
+	return a->n_gdb_regs > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
 }
 
 /* ---- fpbt --------------------------------------------------------------------------- */
@@ -274,7 +235,7 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 		return GDB_FAIL;
 	}
 	const struct cst_arch *a = r->inf.arch;
-	if (gdb_nregs(a) == 0) {
+	if (a->n_gdb_regs == 0) {
 		fpbt_fail(request, "corestack: no gdb register numbers known for %s", a->name);
 		return GDB_FAIL;
 	}
@@ -313,15 +274,14 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 	struct claim c;
 	enum gdb_status st = GDB_FAIL;
 	if (decide(r, &regs, &c) == 0) {
-		int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-		int n = gdb_regs(a, cst, gdb);
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < a->n_gdb_regs; i++) {
+			const struct cst_gdb_reg *g = &a->gdb_regs[i];
 			uint64_t v;
-			if (cst_reg_get(&c.caller, cst[i], &v)) {
-				cst_gdb_reg_set(cb, gdb[i], a->addr_size, a->big_endian, v);
+			if (cst_reg_get(&c.caller, g->dwarf, &v)) {
+				cst_gdb_reg_set(cb, g->gdb, a->addr_size, a->big_endian, v);
 				/* the caller resumes at its pc, then the next word (no delay slot pending) */
-				if (a == &cst_arch_sparc64 && cst[i] == SPARC_PC)
-					cst_gdb_reg_set(cb, GDB_SPARC64_NPC, a->addr_size, a->big_endian, v + 4);
+				if (a->gdb_npc && g->dwarf == a->pc_reg)
+					cst_gdb_reg_set(cb, a->gdb_npc, a->addr_size, a->big_endian, v + 4);
 			}
 		}
 		remember(r, &regs, &c.id);
@@ -336,7 +296,7 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	struct gdb_frame_id none = { 0, 0 };
 	struct reader *r = self->priv_data;
 	const struct cst_arch *a = r ? r->inf.arch : NULL;
-	if (!a || !r->inf.proc || gdb_nregs(a) == 0)
+	if (!a || !r->inf.proc || a->n_gdb_regs == 0)
 		return none;
 	uint64_t pc = 0, sp = 0, fp = 0;
 	if (cst_gdb_reg_get(cb, 0, a->addr_size, a->big_endian, &pc) == -CST_E_ARCH)

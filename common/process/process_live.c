@@ -38,8 +38,10 @@ int cst_process_open_pid(struct cst_process **out, pid_t pid, bool attach, char 
 		if (!attach)
 			return cst_fail(err, errlen, -CST_E_NOENT, "cannot read the executable of process %d",
 					(int)pid);
-		/* attaching says why (no such process, no permission) */
-		arch = &cst_arch_x86_64;
+		/* attaching says why (no such process, no permission): until then the process
+		 * is taken for one of this host's architecture */
+		if (exe_arch(getpid(), &arch) < 0)
+			arch = NULL;
 	}
 	if (!arch)
 		return cst_fail(err, errlen, -CST_E_ARCH, "process %d: an architecture corestack does not unwind",
@@ -49,7 +51,7 @@ int cst_process_open_pid(struct cst_process **out, pid_t pid, bool attach, char 
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	p->pid = pid;
 	if (attach) {
-		int rc = cst_live_attach(pid, &p->live, err, errlen);
+		int rc = cst_live_attach(pid, arch, &p->live, err, errlen);
 		if (rc < 0) {
 			cst_process_close(p);
 			return rc;
