@@ -159,13 +159,15 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 		goto out;
 	}
 	size_t cap = CST_PERFMAP_MAX_NAME + 128;
+	char tail[4096];
 	while (fgets(line, (int)cap, f)) {
 		size_t len = strlen(line);
 		bool whole = len > 0 && line[len - 1] == '\n';
 		if (whole)
 			line[--len] = 0;
-		else                     /* a long line: its tail is dropped */
-			skip_line(f, line, cap, CST_PERFMAP_MAX_BYTES);
+		else                     /* a long line: its tail is dropped (read elsewhere:
+					  * LINE's head is parsed below) */
+			skip_line(f, tail, sizeof tail, CST_PERFMAP_MAX_BYTES);
 		off_t at = ftello(f);
 		if (at < 0 || (uint64_t)at > CST_PERFMAP_MAX_BYTES || m->n >= CST_PERFMAP_MAX_ENTRIES) {
 			m->truncated = true;
