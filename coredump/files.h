@@ -1,5 +1,5 @@
 /* The CLI's view of the files a core needs: the modules with their package notes (text
- * header and JSON "modules"), and JIT frames named from a perf map. */
+ * header and JSON "modules"). */
 #ifndef CST_FILES_H
 #define CST_FILES_H
 
@@ -36,12 +36,5 @@ void bt_print_packages_text(FILE *out, const struct bt_modules *m);
 /* Adds the "modules" array to JSON document DOC (README "JSON output"). */
 struct json_object;
 void bt_json_add_modules(struct json_object *doc, const struct bt_modules *m);
-
-/* The perf map used to name frames no module covers (NULL: none). */
-void bt_jit_use(const struct cst_perfmap *m);
-
-/* When a perf map is in use and covers lookup address LOOKUP, names LOC's function from it
- * (offset from PC) and returns the map's path; else returns NULL. */
-const char *bt_jit_locate(uint64_t lookup, uint64_t pc, struct cst_location *loc);
 
 #endif

@@ -7,6 +7,7 @@
 #include "debugdirs.h"
 #include "decompress.h"
 #include "error.h"
+#include "process.h"
 
 #include <errno.h>
 #include <json.h>
@@ -87,35 +88,43 @@ int files_open_core(const char *core, const struct files_options *fo, int *fd, c
 	return 0;
 }
 
-int files_begin(struct files_state *st, const struct files_options *fo, struct cst_symbols *syms,
-		struct cst_core *core, int pid, const char *what, FILE *text, struct json_object *doc)
+int files_perfmap(struct cst_process *proc, const struct files_options *fo, const char *what)
 {
 	int warned = 0;
 	char err[256];
 	const char *map = fo->perf_map;
 	char def[64];
+	int pid = cst_process_pid(proc);
 	if (!map && pid > 0) {
 		snprintf(def, sizeof def, "/tmp/perf-%d.map", pid);
 		map = def;
 	}
-	if (map) {
-		int rc = cst_perfmap_open(map, !fo->perf_map, &st->perfmap, err, sizeof err);
-		if (rc < 0 && (fo->perf_map || rc != -CST_E_NOENT)) {
-			fprintf(stderr, "corestack: %s: perf map %s: %s\n", what, map, err);
-			warned = 1;
-		}
-		if (st->perfmap) {
-			if (cst_perfmap_bad_lines(st->perfmap))
-				fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n", what,
-					map, cst_perfmap_bad_lines(st->perfmap));
-			if (cst_perfmap_truncated(st->perfmap))
-				fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)\n",
-					what, map, cst_perfmap_entries(st->perfmap),
-					(unsigned long long)(CST_PERFMAP_MAX_BYTES >> 20), CST_PERFMAP_MAX_ENTRIES);
-			bt_jit_use(st->perfmap);
-		}
+	if (!map)
+		return 0;
+	struct cst_perfmap *m = NULL;
+	int rc = cst_perfmap_open(map, !fo->perf_map, &m, err, sizeof err);
+	if (rc < 0 && (fo->perf_map || rc != -CST_E_NOENT)) {
+		fprintf(stderr, "corestack: %s: perf map %s: %s\n", what, map, err);
+		warned = 1;
 	}
-	if (bt_modules_collect(syms, core, &st->modules) < 0) {
+	if (m) {
+		if (cst_perfmap_bad_lines(m))
+			fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n", what,
+				map, cst_perfmap_bad_lines(m));
+		if (cst_perfmap_truncated(m))
+			fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)\n",
+				what, map, cst_perfmap_entries(m),
+				(unsigned long long)(CST_PERFMAP_MAX_BYTES >> 20), CST_PERFMAP_MAX_ENTRIES);
+		cst_process_set_perfmap(proc, m);
+	}
+	return warned;
+}
+
+int files_begin(struct files_state *st, const struct files_options *fo, struct cst_process *proc,
+		const char *what, FILE *text, struct json_object *doc)
+{
+	int warned = files_perfmap(proc, fo, what);
+	if (bt_modules_collect(cst_process_symbols(proc), cst_process_core(proc), &st->modules) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(2);
 	}
@@ -135,8 +144,5 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 
 void files_end(struct files_state *st)
 {
-	bt_jit_use(NULL);
-	cst_perfmap_close(st->perfmap);
-	st->perfmap = NULL;
 	bt_modules_free(&st->modules);
 }

@@ -30,7 +30,6 @@ struct files_options {
 };
 
 struct files_state {
-	struct cst_perfmap *perfmap;
 	struct bt_modules modules;
 };
 
@@ -44,13 +43,17 @@ int files_option(struct files_options *fo, int opt, const char *arg);
 int files_open_core(const char *core, const struct files_options *fo, int *fd, char *err,
 		    size_t errlen);
 
-/* After the symbols of process PID (core CORE) are open: loads the perf map, collects the
+/* Gives process PROC its perf map: --perf-map, else /tmp/perf-PID.map when it exists.
+ * Messages on stderr name WHAT.  Returns 1 when a perf map given could not be used, else 0. */
+struct cst_process;
+int files_perfmap(struct cst_process *proc, const struct files_options *fo, const char *what);
+
+/* After the process image PROC is open: gives it its perf map (files_perfmap), collects the
  * modules with their package notes and prints them to TEXT (text output) or adds them to DOC
  * (JSON).  Messages on stderr name WHAT.  Returns 1 when a perf map given could not be
  * used, else 0. */
-struct cst_core;
-int files_begin(struct files_state *st, const struct files_options *fo, struct cst_symbols *syms,
-		struct cst_core *core, int pid, const char *what, FILE *text, struct json_object *doc);
+int files_begin(struct files_state *st, const struct files_options *fo, struct cst_process *proc,
+		const char *what, FILE *text, struct json_object *doc);
 void files_end(struct files_state *st);
 
 #endif

@@ -1,7 +1,8 @@
 /* JSON output with json-c.  The schema is documented in README.md ("JSON output"); its
  * version is the value of the "corestack" key. */
-#include "backtrace.h"
+#include "bt_json.h"
 #include "json_thread.h"
+#include "process.h"
 
 #include <inttypes.h>
 #include <json.h>
@@ -30,12 +31,12 @@ struct json_object *bt_json_process(const struct bt_process *p)
 	json_object_object_add(o, "corestack", json_object_new_int(SCHEMA_VERSION));
 	json_object_object_add(o, "core", str_or_null(p->core));
 	json_object_object_add(o, "executable", str_or_null(p->executable));
-	json_object_object_add(o, "arch", json_object_new_string(p->arch));
+	json_object_object_add(o, "arch", json_object_new_string(p->arch->name));
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	if (p->has_signal) {
 		struct json_object *s = json_object_new_object();
 		json_object_object_add(s, "number", json_object_new_int(p->signo));
-		json_object_object_add(s, "name", json_object_new_string(bt_signal_name(p->signo)));
+		json_object_object_add(s, "name", json_object_new_string(cst_signal_name(p->arch, p->signo)));
 		json_object_object_add(s, "code", json_object_new_int(p->code));
 		json_object_object_add(s, "address", p->has_addr ? hex(p->addr) : NULL);
 		json_object_object_add(o, "signal", s);

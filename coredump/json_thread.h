@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "backtrace.h"
+#include "bt_json.h"
 
 struct bt_json_thread;
 

@@ -4,10 +4,9 @@
  * stopped early or a module's build-id did not match; 2 the core (or process) could not be
  * used; 64 usage error.  With several cores, the highest code of any core. */
 #include "backtrace.h"
-#include "core.h"
 #include "error.h"
 #include "files_cli.h"
-#include "live.h"
+#include "process.h"
 #include "shell.h"
 #include "symbols.h"
 #include "triage.h"
@@ -246,48 +245,55 @@ static struct json_object *begin_output(const struct options *o, const struct bt
 	return NULL;
 }
 
+/* Walks and prints every thread of PROC (with FIRST_ONLY, only the first when TR wants no
+ * more); returns 1 when some walk stopped early. */
+static int emit_threads(struct cst_process *proc, const struct options *o, struct json_object *doc,
+			const char *what, struct triage *tr, bool first_only)
+{
+	struct cst_unwind_env *env = cst_process_env(proc);
+	env->max_frames = o->max_frames;
+	int partial = 0;
+	struct bt_thread bt = { 0 };
+	for (size_t i = 0; i < cst_process_nthreads(proc); i++) {
+		struct cst_process_thread t;
+		if (i > 0 && first_only && tr_quiet(tr))
+			break;      /* only the signature's thread is needed */
+		cst_process_thread(proc, i, &t);
+		bt.tid = t.tid;
+		bt.crashed = t.crashed;
+		bt.cursig = t.cursig;
+		partial |= emit_thread(env, t.regs, &bt, o, doc, what, tr, i == 0);
+	}
+	bt_thread_free(&bt);
+	return partial;
+}
+
 static int run_core(const struct options *o, struct triage *tr)
 {
 	char err[256];
-	struct cst_core *core;
+	struct cst_process *proc;
 	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
 	if (files_open_core(o->core, &o->files, &copt.fd, err, sizeof err)) {
 		tr_core_error(tr, o->core, err);
 		return EXIT_UNUSABLE;
 	}
-	int rc = cst_core_open(o->core, &copt, &core, err, sizeof err);
+	int rc = cst_process_open_core(&proc, o->core, &copt, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "corestack: %s: %s\n", o->core, err);
 		tr_core_error(tr, o->core, err);
 		return EXIT_UNUSABLE;
 	}
-	struct cst_symbols *syms = NULL;
-	if (cst_symbols_open_core(&syms, core, err, sizeof err) < 0)
-		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, err);
+	struct cst_core *core = cst_process_core(proc);
+	struct cst_symbols *syms = cst_process_symbols(proc);
+	if (!syms)
+		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, cst_process_symbols_error(proc));
 
-	bt_signal_arch(cst_core_arch(core));
-	const struct cst_core_signal *sig = cst_core_signal(core);
 	struct bt_process p;
-	bt_process_from_core(&p, core, o->core);
-	struct cst_unwind_env env = {
-		.arch = cst_core_arch(core), .target = cst_core_target(core), .syms = syms,
-		.max_frames = o->max_frames,
-	};
+	bt_process_from(&p, proc, o->core);
 	struct json_object *doc = begin_output(o, &p, tr);
 	struct files_state fst = { 0 };
-	int partial = files_begin(&fst, &o->files, syms, core, p.pid, o->core, stdout, doc);
-	env.jit = fst.perfmap;
-	struct bt_thread bt = { 0 };
-	for (size_t i = 0; i < cst_core_nthreads(core); i++) {
-		const struct cst_core_thread *t = cst_core_thread(core, i);
-		if (i > 0 && tr_quiet(tr))
-			break;      /* only the signature's thread is needed */
-		bt.tid = t->tid;
-		bt.crashed = t->crashed;
-		bt.cursig = t->crashed && sig->present ? sig->signo : t->cursig;
-		partial |= emit_thread(&env, &t->regs, &bt, o, doc, o->core, tr, i == 0);
-	}
-	bt_thread_free(&bt);
+	int partial = files_begin(&fst, &o->files, proc, o->core, stdout, doc);
+	partial |= emit_threads(proc, o, doc, o->core, tr, true);
 	tr_core_done(tr, o->core, doc, &o->bt);
 	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
 		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
@@ -297,52 +303,30 @@ static int run_core(const struct options *o, struct triage *tr)
 		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
 			"their frames are not symbolized\n", o->core, mism);
 	files_end(&fst);
-	cst_unwind_env_free(&env);
-	cst_symbols_close(syms);
-	cst_core_close(core);
+	cst_process_close(proc);
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
 static int run_live(const struct options *o, struct triage *tr)
 {
 	char err[256];
-	struct cst_live *l;
-	int rc = cst_live_attach(o->pid, &l, err, sizeof err);
+	struct cst_process *proc;
+	int rc = cst_process_open_pid(&proc, o->pid, true, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "corestack: process %d: %s\n", o->pid, err);
 		return EXIT_UNUSABLE;
 	}
-	struct cst_symbols *syms = NULL;
-	if (cst_symbols_open_pid(&syms, o->pid, err, sizeof err) < 0)
-		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, err);
-	struct bt_process p = { .arch = cst_arch_x86_64.name, .pid = o->pid };
-	char exe[4096];
-	char link[64];
-	snprintf(link, sizeof link, "/proc/%d/exe", o->pid);
-	ssize_t n = readlink(link, exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		p.executable = exe;
-	}
-	struct cst_unwind_env env = {
-		.arch = &cst_arch_x86_64, .target = cst_live_target(l), .syms = syms,
-		.max_frames = o->max_frames,
-	};
+	if (!cst_process_symbols(proc))
+		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, cst_process_symbols_error(proc));
+	struct bt_process p;
+	bt_process_from(&p, proc, NULL);
 	struct json_object *doc = begin_output(o, &p, tr);
 	char what[32];
 	snprintf(what, sizeof what, "process %d", o->pid);
-	int partial = 0;
-	struct bt_thread bt = { 0 };
-	for (size_t i = 0; i < cst_live_nthreads(l); i++) {
-		const struct cst_live_thread *t = cst_live_thread(l, i);
-		bt.tid = t->tid;
-		partial |= emit_thread(&env, &t->regs, &bt, o, doc, what, tr, i == 0);
-	}
-	bt_thread_free(&bt);
-	cst_live_detach(l);
+	int partial = files_perfmap(proc, &o->files, what);
+	partial |= emit_threads(proc, o, doc, what, tr, false);
 	tr_core_done(tr, what, doc, &o->bt);
-	cst_unwind_env_free(&env);
-	cst_symbols_close(syms);
+	cst_process_close(proc);
 	return partial ? EXIT_PARTIAL : 0;
 }
 

@@ -39,20 +39,26 @@ struct bt_thread *shell_thread(struct shell *sh)
 struct bt_thread *shell_thread_at(struct shell *sh, size_t i)
 {
 	if (!sh->walked[i]) {
-		const struct cst_core_thread *t = cst_core_thread(sh->core, i);
-		const struct cst_core_signal *sig = cst_core_signal(sh->core);
+		struct cst_process_thread t;
+		cst_process_thread(sh->process, i, &t);
 		struct bt_thread *bt = &sh->threads[i];
-		bt->tid = t->tid;
-		bt->crashed = t->crashed;
-		bt->cursig = t->crashed && sig->present ? sig->signo : t->cursig;
-		if (bt_walk(&sh->env, &t->regs, bt) < 0) {
-			shell_error(sh, "out of memory walking thread %d", t->tid);
+		bt->tid = t.tid;
+		bt->crashed = t.crashed;
+		bt->cursig = t.cursig;
+		if (bt_walk(sh->env, t.regs, bt) < 0) {
+			shell_error(sh, "out of memory walking thread %d", t.tid);
 			bt->rc = -CST_E_NOMEM;
 			snprintf(bt->stop, sizeof bt->stop, "out of memory");
 		}
 		sh->walked[i] = true;
 	}
 	return &sh->threads[i];
+}
+
+int shell_tid(struct shell *sh, size_t i)
+{
+	struct cst_process_thread t;
+	return cst_process_thread(sh->process, i, &t) == 0 ? t.tid : 0;
 }
 
 const struct bt_frame *shell_frame(struct shell *sh)
@@ -301,18 +307,18 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 	char err[256];
 	sh->path = path;
 	sh->out = stdout;
-	if (cst_core_open(path, copt, &sh->core, err, sizeof err) < 0) {
+	if (cst_process_open_core(&sh->process, path, copt, err, sizeof err) < 0) {
 		fprintf(stderr, "corestack: %s: %s\n", path, err);
 		return -1;
 	}
-	if (cst_symbols_open_core(&sh->syms, sh->core, err, sizeof err) < 0)
-		fprintf(stderr, "corestack: %s: %s (no symbols)\n", path, err);
-	bt_process_from_core(&sh->proc, sh->core, path);
-	sh->env = (struct cst_unwind_env){
-		.arch = cst_core_arch(sh->core), .target = cst_core_target(sh->core), .syms = sh->syms,
-		.max_frames = max_frames,
-	};
-	sh->nthreads = cst_core_nthreads(sh->core);
+	sh->core = cst_process_core(sh->process);
+	sh->syms = cst_process_symbols(sh->process);
+	if (!sh->syms)
+		fprintf(stderr, "corestack: %s: %s (no symbols)\n", path, cst_process_symbols_error(sh->process));
+	bt_process_from(&sh->proc, sh->process, path);
+	sh->env = cst_process_env(sh->process);
+	sh->env->max_frames = max_frames;
+	sh->nthreads = cst_process_nthreads(sh->process);
 	sh->threads = calloc(sh->nthreads, sizeof *sh->threads);
 	sh->walked = calloc(sh->nthreads, sizeof *sh->walked);
 	if (!sh->threads || !sh->walked) {
@@ -329,10 +335,7 @@ static void close_session(struct shell *sh)
 	free(sh->threads);
 	free(sh->walked);
 	shell_syms_free(sh);
-	cst_unwind_env_free(&sh->env);
-	cst_symbols_close(sh->syms);
-	if (sh->core)
-		cst_core_close(sh->core);
+	cst_process_close(sh->process);
 }
 
 int shell_run(const char *path, const struct cst_core_options *copt, unsigned max_frames,

@@ -3,6 +3,7 @@
  * CLI's format. */
 #include "shell_int.h"
 #include "escape.h"
+#include "process.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -79,7 +80,7 @@ static void thread_line(struct shell *sh, size_t i)
 	const struct bt_thread *t = shell_thread_at(sh, i);
 	fprintf(sh->out, "%c %-4zu %-8d ", i == sh->cur_thread ? '*' : ' ', i + 1, t->tid);
 	if (t->crashed)
-		fprintf(sh->out, "(crashed: %s) ", bt_signal_name(t->cursig));
+		fprintf(sh->out, "(crashed: %s) ", cst_signal_name(t->arch, t->cursig));
 	struct bt_options o = sh->bt;
 	o.verbose = false;
 	if (t->n)
@@ -115,14 +116,14 @@ int cmd_thread(struct shell *sh, const char *args)
 		return -1;
 	if (rc == 0) {
 		fprintf(sh->out, "[Current thread is %zu (tid %d)]\n", sh->cur_thread + 1,
-			cst_core_thread(sh->core, sh->cur_thread)->tid);
+			shell_tid(sh, sh->cur_thread));
 		return 0;
 	}
 	if (n < 1 || (size_t)n > sh->nthreads)
 		return shell_error(sh, "Invalid thread ID: %ld (threads are 1 to %zu)", n, sh->nthreads);
 	sh->cur_thread = (size_t)n - 1;
 	sh->cur_frame = 0;
-	fprintf(sh->out, "[Switching to thread %ld (tid %d)]\n", n, cst_core_thread(sh->core, sh->cur_thread)->tid);
+	fprintf(sh->out, "[Switching to thread %ld (tid %d)]\n", n, shell_tid(sh, sh->cur_thread));
 	show_frame(sh);
 	return 0;
 }
@@ -171,7 +172,7 @@ int cmd_down(struct shell *sh, const char *args)
 static void origin_line(struct shell *sh, const struct cst_frame *f, const struct cst_reg_origin *o,
 			int r, uint64_t cfa)
 {
-	const struct cst_arch *a = sh->env.arch;
+	const struct cst_arch *a = sh->env->arch;
 	uint64_t v;
 	if (!cst_reg_get(&f->regs, r, &v))
 		return;
@@ -222,7 +223,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	const struct bt_frame *b = shell_frame(sh);
 	if (!b)
 		return shell_error(sh, "No stack.");
-	const struct cst_arch *a = sh->env.arch;
+	const struct cst_arch *a = sh->env->arch;
 	const struct cst_frame *f = &b->f;
 	char e1[1024];
 	size_t ri;
@@ -312,7 +313,7 @@ int cmd_info_registers(struct shell *sh, const char *args)
 	const struct bt_frame *b = shell_frame(sh);
 	if (!b)
 		return shell_error(sh, "No stack.");
-	const struct cst_arch *a = sh->env.arch;
+	const struct cst_arch *a = sh->env->arch;
 	bool any = *args != 0;
 	for (int r = 0; r < a->nregs; r++) {
 		if (any) {

@@ -6,6 +6,7 @@
 #include "backtrace.h"
 #include "signature.h"
 #include "core.h"
+#include "process.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -21,9 +22,10 @@ struct shell_sym {
 
 struct shell {
 	const char *path;        /* the core file */
-	struct cst_core *core;
+	struct cst_process *process;      /* the core's process image */
+	struct cst_core *core;            /* its core, its symbols and its unwind environment */
 	struct cst_symbols *syms;         /* NULL when libdwfl could not report the modules */
-	struct cst_unwind_env env;
+	struct cst_unwind_env *env;
 	struct bt_process proc;
 	struct bt_options bt;
 	const struct sig_options *sig;    /* the `signature` command's rules */
@@ -45,6 +47,8 @@ int shell_error(struct shell *sh, const char *fmt, ...) __attribute__((format(pr
 struct bt_thread *shell_thread(struct shell *sh);
 /* Thread I (an index into the core's threads, below sh->nthreads), walked; never NULL. */
 struct bt_thread *shell_thread_at(struct shell *sh, size_t i);
+/* The tid of thread I (an index into the core's threads, below sh->nthreads). */
+int shell_tid(struct shell *sh, size_t i);
 /* The selected frame of the current thread, or NULL when the walk found none. */
 const struct bt_frame *shell_frame(struct shell *sh);
 

@@ -17,7 +17,7 @@
 /* One register of the selected frame by name: pc, sp, fp or the architecture's names. */
 static int eval_register(struct shell *sh, const char *name, size_t n, uint64_t *out)
 {
-	const struct cst_arch *a = sh->env.arch;
+	const struct cst_arch *a = sh->env->arch;
 	int r = -1;
 	if (n == 2 && strncmp(name, "pc", 2) == 0)
 		r = a->pc_reg;
@@ -125,7 +125,7 @@ static int parse_xfmt(struct shell *sh, const char **s, struct xfmt *f)
 		}
 	}
 	if (f->fmt == 'a' && !size_given)
-		f->size = sh->env.arch->addr_size;
+		f->size = sh->env->arch->addr_size;
 	if (f->fmt == 'c' && !size_given)
 		f->size = 1;
 	if (f->count < 1 || f->count > X_MAX_UNITS)
@@ -172,7 +172,7 @@ int cmd_x(struct shell *sh, const char *args)
 	if (shell_eval(sh, args, &addr) < 0)
 		return -1;
 	int per_line = f.size == 8 ? 2 : f.size == 4 ? 4 : 8;
-	const struct cst_target *t = sh->env.target;
+	const struct cst_target *t = sh->env->target;
 	for (long i = 0; i < f.count; i++) {
 		uint64_t a = addr + (uint64_t)i * f.size, v = 0;
 		uint8_t b[8];
@@ -201,20 +201,14 @@ int cmd_x(struct shell *sh, const char *args)
 
 static int open_disassembler(struct shell *sh, csh *h)
 {
-	const struct cst_arch *a = sh->env.arch;
-	cs_err e;
-	if (a->elf_machine == EM_X86_64)
-		e = cs_open(CS_ARCH_X86, CS_MODE_64, h);
-	else if (a->elf_machine == EM_SPARCV9)
-		e = cs_open(CS_ARCH_SPARC, CS_MODE_V9 | CS_MODE_BIG_ENDIAN, h);
-	else if (a->elf_machine == EM_SPARC)
-		e = cs_open(CS_ARCH_SPARC, CS_MODE_BIG_ENDIAN, h);
-	else
+	const struct cst_arch *a = sh->env->arch;
+	if (!a->disassembler)
 		return shell_error(sh, "No disassembler for %s.", a->name);
+	cs_err e = cs_open((cs_arch)a->cs_arch, (cs_mode)a->cs_mode, h);
 	if (e != CS_ERR_OK)
 		return shell_error(sh, "capstone: %s", cs_strerror(e));
-	if (a->elf_machine == EM_X86_64)
-		cs_option(*h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);   /* gdb's default syntax */
+	if (a->cs_syntax)
+		cs_option(*h, CS_OPT_SYNTAX, (size_t)a->cs_syntax);
 	return 0;
 }
 
@@ -271,7 +265,7 @@ int cmd_disassemble(struct shell *sh, const char *args)
 	if (!code)
 		return shell_error(sh, "out of memory");
 	/* an unsized range may run past readable memory: shrink it until it reads */
-	while (cst_target_read(sh->env.target, start, code, size) < 0) {
+	while (cst_target_read(sh->env->target, start, code, size) < 0) {
 		if (sized || size <= 16) {
 			free(code);
 			return shell_error(sh, "Cannot access memory at address 0x%" PRIx64, start);

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "backtrace.h"
+#include "bt_json.h"
 #include "signature.h"
 
 struct triage_options {

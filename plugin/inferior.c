@@ -30,21 +30,15 @@ static pid_t tracer_of(pid_t pid)
 	return t;
 }
 
-/* The ELF header fields of an open file: class, data, type and machine (elf.h). */
-struct elf_id { int cls, data, type, machine; };
-
-static bool read_elf_id(int fd, struct elf_id *id)
+/* True when open file FD starts with an ELF header of type ET_CORE (gABI, "ELF Header":
+ * e_type at byte 16, 16 bits in the file's byte order). */
+static bool is_core_file(int fd)
 {
-	unsigned char h[20];
+	unsigned char h[18];
 	if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
 		return false;
-	id->cls = h[EI_CLASS];
-	id->data = h[EI_DATA];
-	/* e_type at offset 16, e_machine at 18, both 16 bits in the file's byte order */
-	bool be = id->data == ELFDATA2MSB;
-	id->type = be ? h[16] << 8 | h[17] : h[17] << 8 | h[16];
-	id->machine = be ? h[18] << 8 | h[19] : h[19] << 8 | h[18];
-	return true;
+	bool be = h[EI_DATA] == ELFDATA2MSB;
+	return (be ? h[16] << 8 | h[17] : h[17] << 8 | h[16]) == ET_CORE;
 }
 
 struct found {
@@ -84,9 +78,7 @@ static void scan_fds(struct found *fo)
 			continue;
 		int fd = atoi(e->d_name);
 		struct stat st;
-		struct elf_id id;
-		if (fd == dfd || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !read_elf_id(fd, &id) ||
-		    id.type != ET_CORE)
+		if (fd == dfd || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !is_core_file(fd))
 			continue;
 		if (fo->ncores > 0 && fo->dev == st.st_dev && fo->ino == st.st_ino)
 			continue;
@@ -136,11 +128,7 @@ static uint64_t maps_hash(pid_t pid)
 
 void cst_inferior_close(struct cst_inferior *inf)
 {
-	cst_unwind_env_free(&inf->env);
-	if (inf->syms)
-		cst_symbols_close(inf->syms);
-	if (inf->core)
-		cst_core_close(inf->core);
+	cst_process_close(inf->proc);
 	memset(inf, 0, sizeof *inf);
 }
 
@@ -153,50 +141,49 @@ int cst_inferior_unusable(struct cst_inferior *inf, int code, const char *fmt, c
 	return code;
 }
 
+/* INF's image PROC, or why it cannot be used (ERR from opening it, WHAT naming it). */
+static int use_process(struct cst_inferior *inf, int rc, struct cst_process *proc, const char *what,
+		       const char *err)
+{
+	char why[sizeof inf->why];
+	if (rc < 0) {
+		if (what)
+			snprintf(why, sizeof why, "%s: %s", what, err);
+		else
+			snprintf(why, sizeof why, "%s", err);
+		return cst_inferior_unusable(inf, rc, "%s", why);
+	}
+	inf->proc = proc;
+	inf->arch = cst_process_arch(proc);
+	if (!cst_process_symbols(proc))
+		return cst_inferior_unusable(inf, -CST_E_DWFL, "%s", cst_process_symbols_error(proc));
+	return 0;
+}
+
 static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
 {
-	char path[64], err[256], num[16];
-	snprintf(num, sizeof num, "%d", (int)pid);
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct elf_id id;
-	bool ok = fd >= 0 && read_elf_id(fd, &id);
-	if (fd >= 0)
-		close(fd);
-	if (!ok)
-		return cst_inferior_unusable(inf, -CST_E_NOENT, "cannot read the executable of process %s", num);
+	char err[256];
+	struct cst_process *proc = NULL;
+	int rc = cst_process_open_pid(&proc, pid, false, err, sizeof err);
 	inf->kind = CST_INF_LIVE;
 	inf->pid = pid;
 	inf->maps_hash = hash;
-	inf->arch = cst_arch_find(id.machine, id.cls);
-	if (!inf->arch)
-		return cst_inferior_unusable(inf, -CST_E_ARCH, "process %s: an architecture corestack does not unwind", num);
-	if (cst_symbols_open_pid(&inf->syms, pid, err, sizeof err) < 0)
-		return cst_inferior_unusable(inf, -CST_E_DWFL, "%s", err);
-	inf->env.arch = inf->arch;
-	inf->env.syms = inf->syms;
-	return 0;
+	return use_process(inf, rc, proc, NULL, err);
 }
 
 static int open_core(struct cst_inferior *inf, const struct found *fo)
 {
-	char err[256], why[sizeof inf->why];
+	char err[256];
 	struct cst_core_options opt = { 0 };
-	int rc = cst_core_open(fo->core, &opt, &inf->core, err, sizeof err);
-	if (rc < 0) {
-		snprintf(why, sizeof why, "%s: %s", fo->core, err);
-		return cst_inferior_unusable(inf, rc, "%s", why);
+	struct cst_process *proc = NULL;
+	int rc = cst_process_open_core(&proc, fo->core, &opt, err, sizeof err);
+	if (rc == 0) {
+		inf->kind = CST_INF_CORE;
+		snprintf(inf->core_path, sizeof inf->core_path, "%s", fo->core);
+		inf->core_dev = fo->dev;
+		inf->core_ino = fo->ino;
 	}
-	inf->kind = CST_INF_CORE;
-	snprintf(inf->core_path, sizeof inf->core_path, "%s", fo->core);
-	inf->core_dev = fo->dev;
-	inf->core_ino = fo->ino;
-	inf->arch = cst_core_arch(inf->core);
-	if (cst_symbols_open_core(&inf->syms, inf->core, err, sizeof err) < 0)
-		return cst_inferior_unusable(inf, -CST_E_DWFL, "%s", err);
-	inf->env.arch = inf->arch;
-	inf->env.syms = inf->syms;
-	return 0;
+	return use_process(inf, rc, proc, fo->core, err);
 }
 
 int cst_inferior_update(struct cst_inferior *inf)
@@ -219,12 +206,12 @@ int cst_inferior_update(struct cst_inferior *inf)
 
 	if (fo.npids == 1) {
 		uint64_t h = maps_hash(fo.pid);
-		if (inf->kind == CST_INF_LIVE && inf->pid == fo.pid && inf->maps_hash == h && inf->syms)
+		if (inf->kind == CST_INF_LIVE && inf->pid == fo.pid && inf->maps_hash == h && inf->proc)
 			return 0;
 		cst_inferior_close(inf);
 		return open_live(inf, fo.pid, h);
 	}
-	if (inf->kind == CST_INF_CORE && inf->core_dev == fo.dev && inf->core_ino == fo.ino && inf->syms)
+	if (inf->kind == CST_INF_CORE && inf->core_dev == fo.dev && inf->core_ino == fo.ino && inf->proc)
 		return 0;
 	cst_inferior_close(inf);
 	return open_core(inf, &fo);
@@ -237,16 +224,15 @@ bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
 	if (!a)
 		return false;
 	if (inf->kind == CST_INF_CORE) {
-		for (size_t i = 0; i < cst_core_nthreads(inf->core); i++) {
-			const struct cst_core_thread *t = cst_core_thread(inf->core, i);
-			if (cst_reg_get(&t->regs, a->pc_reg, &tpc) && cst_reg_get(&t->regs, a->sp_reg, &tsp) &&
+		struct cst_process_thread t;
+		for (size_t i = 0; cst_process_thread(inf->proc, i, &t) == 0; i++)
+			if (cst_reg_get(t.regs, a->pc_reg, &tpc) && cst_reg_get(t.regs, a->sp_reg, &tsp) &&
 			    tpc == pc && tsp == sp)
 				return true;
-		}
 		return false;
 	}
-	if (inf->kind != CST_INF_LIVE || a != &cst_arch_x86_64)
-		return false;   /* PTRACE_GETREGS is read as x86-64 user_regs_struct */
+	if (inf->kind != CST_INF_LIVE || !a->ptrace_regs)
+		return false;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)inf->pid);
 	DIR *d = opendir(path);
@@ -258,7 +244,7 @@ bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
 		char *end;
 		long tid = strtol(e->d_name, &end, 10);
 		struct cst_regs r;
-		if (*end || tid <= 0 || cst_live_getregs((int)tid, &r) < 0)
+		if (*end || tid <= 0 || cst_live_getregs(a, (int)tid, &r) < 0)
 			continue;
 		found = cst_reg_get(&r, a->pc_reg, &tpc) && cst_reg_get(&r, a->sp_reg, &tsp) &&
 			tpc == pc && tsp == sp;

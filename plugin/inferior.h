@@ -14,9 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "core.h"
-#include "symbols.h"
-#include "unwind.h"
+#include "process.h"
 
 enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE, CST_INF_REMOTE };
 
@@ -33,9 +31,9 @@ struct cst_inferior {
 	ino_t program_ino;
 	uint64_t flushw;             /* remote SPARC: address of a flushw instruction, 0 if none */
 	const struct cst_arch *arch; /* NULL: an architecture corestack does not unwind */
-	struct cst_core *core;
-	struct cst_symbols *syms;
-	struct cst_unwind_env env;   /* arch, syms and the decoded-code cache; target set per call */
+	struct cst_process *proc;    /* its image: arch, symbols (NULL on a remote target until
+	                                its modules are read), the unwind environment, whose
+	                                target the reader sets per call */
 	char why[4400];               /* why the inferior is not usable, for fpbt */
 };
 
@@ -46,8 +44,8 @@ struct cst_inferior {
 int cst_inferior_update(struct cst_inferior *inf);
 
 /* True when PC and SP (target virtual addresses) are the registers some thread of INF stops
- * with: the frame is a frame 0, not a caller.  Live threads are read with PTRACE_GETREGS
- * (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
+ * with: the frame is a frame 0, not a caller.  Live threads are read with ptrace, the
+ * architecture's ptrace_regs (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
 bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp);
 
 /* Closes INF and sets INF->why from FMT (one %s, ARG).  Returns CODE. */

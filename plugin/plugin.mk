@@ -10,9 +10,7 @@
 PLUGIN_FD      := 979
 PIC            := $(BUILD)/pic
 PLUGIN_SRC     := $(wildcard plugin/*.c)
-PLUGIN_OBJ     := $(COMMON_SRC:%.c=$(PIC)/%.o) $(PIC)/coredump/backtrace.o $(PIC)/coredump/text.o \
-                  $(PIC)/coredump/jit.o \
-                  $(PLUGIN_SRC:%.c=$(PIC)/%.o)
+PLUGIN_OBJ     := $(COMMON_SRC:%.c=$(PIC)/%.o) $(PLUGIN_SRC:%.c=$(PIC)/%.o)
 PLUGIN_SO      := $(BUILD)/corestack-gdb.so
 PLUGIN_SHARE   := $(PREFIX)/share/corestack
 # gdb cannot load a library built with the sanitizers (their runtime must come first)
@@ -21,7 +19,7 @@ PLUGIN_LDFLAGS  = $(filter-out -fsanitize=%,$(ALL_LDFLAGS))
 
 $(PIC)/%.o: %.c plugin/plugin.mk | pkg-check
 	@mkdir -p $(dir $@)
-	$(CC) $(PLUGIN_CFLAGS) -fPIC -Icoredump -Iplugin -DCST_FPBT_FD=$(PLUGIN_FD) -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) -fPIC -Iplugin -DCST_FPBT_FD=$(PLUGIN_FD) -c $< -o $@
 
 $(PLUGIN_SO): $(PLUGIN_OBJ) plugin/exports.map
 	$(CC) $(PLUGIN_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=plugin/exports.map -o $@ \

@@ -12,12 +12,10 @@
  * calls exist only in its output and `finish`, `next` and `step` never see them. */
 #include <gdb/jit-reader.h>
 
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sparc.h"
 #include "backtrace.h"
 #include "error.h"
 #include "fpbt.h"
@@ -27,47 +25,12 @@
 
 GDB_DECLARE_GPL_COMPATIBLE_READER
 
-/* The registers the reader exchanges with gdb 13 for an architecture it handles: entry i is
- * cst_regs number CST[i], gdb's number GDB[i].  Asking gdb for a number its architecture
- * lacks is an internal error that aborts gdb, so an architecture that is not listed is never
- * touched.  x86-64: rax..r15 are 0-15 and rip is 16, in both (System V AMD64 psABI, "DWARF
- * Register Number Mapping").  sparc64: g0-g7, o0-o7, l0-l7, i0-i7 are 0-31 in both; the pc
- * is gdb's 80 (gdb's sparc64 numbering, as `maint print registers` of gdb-multiarch 13 shows
- * it for a sparc64 program under qemu-sparc64: 32-79 floating point, 80 pc, 81 npc, 82 state,
- * 83 fsr, 84 fprs, 85 y).  Returns the number of entries, 0 for an architecture not listed. */
-#define GDB_MAXREGS 40
-#define GDB_SPARC64_PC 80
-#define GDB_SPARC64_NPC 81
-
-static int gdb_regs(const struct cst_arch *a, int *cst, int *gdb)
-{
-	int n = 0;
-	if (a->elf_machine == EM_X86_64 && a->elf_class == ELFCLASS64 && a->nregs <= 17) {
-		for (; n < a->nregs; n++)
-			cst[n] = gdb[n] = n;
-	} else if (a->elf_machine == EM_SPARCV9 && a->elf_class == ELFCLASS64 && a->nregs == SPARC_NREGS) {
-		for (; n < SPARC_NREGS; n++)
-			cst[n] = gdb[n] = n;
-		cst[n] = SPARC_PC;
-		gdb[n++] = GDB_SPARC64_PC;
-	}
-	return n;
-}
-
-static int gdb_nregs(const struct cst_arch *a)
-{
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	return gdb_regs(a, cst, gdb);
-}
-
-/* gdb's number of cst_regs register R, or -1. */
+/* gdb's number of cst_regs register R (the architecture's gdb_regs table), or -1. */
 static int gdb_regnum(const struct cst_arch *a, int r)
 {
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	int n = gdb_regs(a, cst, gdb);
-	for (int i = 0; i < n; i++)
-		if (cst[i] == r)
-			return gdb[i];
+	for (int i = 0; i < a->n_gdb_regs; i++)
+		if (a->gdb_regs[i].dwarf == r)
+			return a->gdb_regs[i].gdb;
 	return -1;
 }
 
@@ -87,41 +50,42 @@ struct claimed {
 };
 #define NCLAIMED 64
 
-static struct {
+/* The reader's state, reached through gdb_reader_funcs.priv_data: the inferior and the
+ * frame ids of the frames claimed last. */
+struct reader {
 	struct cst_inferior inf;
 	struct claimed ids[NCLAIMED];
 	unsigned next_id;
-} P;
+};
 
 /* Reads registers 0..nregs-1 of the frame being unwound into R; pc and sp are required.
  * Register 0 comes first: if gdb's architecture is not the inferior's as found (a remote
  * target beside a traced process), its size differs and no other number is asked for. */
 static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, struct cst_regs *r)
 {
-	int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-	int n = gdb_regs(a, cst, gdb);
 	cst_regs_clear(r);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < a->n_gdb_regs; i++) {
 		uint64_t v;
-		int rc = cst_gdb_reg_get(cb, gdb[i], a->addr_size, a->big_endian, &v);
+		int rc = cst_gdb_reg_get(cb, a->gdb_regs[i].gdb, a->addr_size, a->big_endian, &v);
 		if (rc == 0)
-			cst_reg_set(r, cst[i], v);
+			cst_reg_set(r, a->gdb_regs[i].dwarf, v);
 		else if (rc == -CST_E_ARCH)
 			return rc;
 	}
-	return n > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
+	return a->n_gdb_regs > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
 }
 
 /* ---- fpbt --------------------------------------------------------------------------- */
 
-static void fpbt_answer_walk(const struct cst_fpbt_request *rq, const struct cst_regs *regs)
+static void fpbt_answer_walk(struct reader *r, const struct cst_fpbt_request *rq,
+			     const struct cst_regs *regs)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	if (!out)
 		return;
-	struct cst_unwind_env *env = &P.inf.env;
+	struct cst_unwind_env *env = cst_process_env(r->inf.proc);
 	env->max_frames = rq->max_frames;
 	struct bt_thread t = { 0 };
 	if (bt_walk(env, regs, &t) < 0) {
@@ -162,16 +126,16 @@ struct claim {
 
 /* Decides whether the reader's rules are exact for the frame whose registers are REGS.
  * Returns 0 with C filled, or -1: gdb's own unwinders take the frame. */
-static int decide(const struct cst_regs *regs, struct claim *c)
+static int decide(struct reader *r, const struct cst_regs *regs, struct claim *c)
 {
-	struct cst_unwind_env *env = &P.inf.env;
+	struct cst_unwind_env *env = cst_process_env(r->inf.proc);
 	const struct cst_arch *a = env->arch;
 	uint64_t pc = 0, sp = 0;
 	cst_reg_get(regs, a->pc_reg, &pc);
 	cst_reg_get(regs, a->sp_reg, &sp);
 	if (pc == 0 || !env->syms || !cst_symbols_in_module(env->syms, pc))
 		return -1;
-	bool context = cst_inferior_is_context(&P.inf, pc, sp);
+	bool context = cst_inferior_is_context(&r->inf, pc, sp);
 	uint64_t lookup = context ? pc : pc - 1;
 
 	/* Code with CFI: gdb's DWARF unwinder follows the same CFI and builds the same ids. */
@@ -207,10 +171,10 @@ static int decide(const struct cst_regs *regs, struct claim *c)
 	return 0;
 }
 
-static void remember(const struct cst_regs *regs, const struct gdb_frame_id *id)
+static void remember(struct reader *r, const struct cst_regs *regs, const struct gdb_frame_id *id)
 {
-	const struct cst_arch *a = P.inf.arch;
-	struct claimed *k = &P.ids[P.next_id++ % NCLAIMED];
+	const struct cst_arch *a = r->inf.arch;
+	struct claimed *k = &r->ids[r->next_id++ % NCLAIMED];
 	memset(k, 0, sizeof *k);
 	cst_reg_get(regs, a->pc_reg, &k->pc);
 	cst_reg_get(regs, a->sp_reg, &k->sp);
@@ -260,13 +224,18 @@ static void write_flush_script(uint64_t flushw)
 
 static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
 {
+	struct reader *r = self->priv_data;
 	bool request = cst_fpbt_pending();
-	if (cst_inferior_update(&P.inf) < 0) {
-		fpbt_fail(request, "corestack: %s", P.inf.why);
+	if (!r) {
+		fpbt_fail(request, "%s", "corestack: out of memory");
 		return GDB_FAIL;
 	}
-	const struct cst_arch *a = P.inf.arch;
-	if (gdb_nregs(a) == 0) {
+	if (cst_inferior_update(&r->inf) < 0) {
+		fpbt_fail(request, "corestack: %s", r->inf.why);
+		return GDB_FAIL;
+	}
+	const struct cst_arch *a = r->inf.arch;
+	if (a->n_gdb_regs == 0) {
 		fpbt_fail(request, "corestack: no gdb register numbers known for %s", a->name);
 		return GDB_FAIL;
 	}
@@ -277,57 +246,57 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 	}
 	struct cst_target target;
 	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
-	if (P.inf.kind == CST_INF_REMOTE) {
+	if (r->inf.kind == CST_INF_REMOTE) {
 		char sysroot[4096];
 		if (cst_fpbt_read_file("sysroot", sysroot, sizeof sysroot) < 0 || sysroot[0] != '/')
 			sysroot[0] = 0;
-		if (cst_remote_modules(&P.inf, &target, sysroot) < 0) {
-			fpbt_fail(request, "corestack: %s", P.inf.why);
+		if (cst_remote_modules(&r->inf, &target, sysroot) < 0) {
+			fpbt_fail(request, "corestack: %s", r->inf.why);
 			return GDB_FAIL;
 		}
-		if (request && P.inf.flushw && !cst_fpbt_exists("flushed")) {
+		if (request && r->inf.flushw && !cst_fpbt_exists("flushed")) {
 			if (!cst_fpbt_exists("flushing"))
-				write_flush_script(P.inf.flushw);
+				write_flush_script(r->inf.flushw);
 			request = false;        /* answered after the flush */
 		}
 		if (request)
 			cst_fpbt_set("flushed", false);
 	}
-	P.inf.env.target = &target;
+	cst_process_set_target(r->inf.proc, &target);
 	struct cst_fpbt_request rq;
 	if (request && cst_fpbt_take(&rq) == 0) {
 		if (rq.error[0])
 			fpbt_answer_error("%s", rq.error);
 		else
-			fpbt_answer_walk(&rq, &regs);
+			fpbt_answer_walk(r, &rq, &regs);
 	}
 
 	struct claim c;
 	enum gdb_status st = GDB_FAIL;
-	if (decide(&regs, &c) == 0) {
-		int cst[GDB_MAXREGS], gdb[GDB_MAXREGS];
-		int n = gdb_regs(a, cst, gdb);
-		for (int i = 0; i < n; i++) {
+	if (decide(r, &regs, &c) == 0) {
+		for (int i = 0; i < a->n_gdb_regs; i++) {
+			const struct cst_gdb_reg *g = &a->gdb_regs[i];
 			uint64_t v;
-			if (cst_reg_get(&c.caller, cst[i], &v)) {
-				cst_gdb_reg_set(cb, gdb[i], a->addr_size, a->big_endian, v);
+			if (cst_reg_get(&c.caller, g->dwarf, &v)) {
+				cst_gdb_reg_set(cb, g->gdb, a->addr_size, a->big_endian, v);
 				/* the caller resumes at its pc, then the next word (no delay slot pending) */
-				if (a == &cst_arch_sparc64 && cst[i] == SPARC_PC)
-					cst_gdb_reg_set(cb, GDB_SPARC64_NPC, a->addr_size, a->big_endian, v + 4);
+				if (a->gdb_npc && g->dwarf == a->pc_reg)
+					cst_gdb_reg_set(cb, a->gdb_npc, a->addr_size, a->big_endian, v + 4);
 			}
 		}
-		remember(&regs, &c.id);
+		remember(r, &regs, &c.id);
 		st = GDB_SUCCESS;
 	}
-	P.inf.env.target = NULL;
+	cst_process_set_target(r->inf.proc, NULL);
 	return st;
 }
 
 static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
 {
 	struct gdb_frame_id none = { 0, 0 };
-	const struct cst_arch *a = P.inf.arch;
-	if (!a || gdb_nregs(a) == 0)
+	struct reader *r = self->priv_data;
+	const struct cst_arch *a = r ? r->inf.arch : NULL;
+	if (!a || !r->inf.proc || a->n_gdb_regs == 0)
 		return none;
 	uint64_t pc = 0, sp = 0, fp = 0;
 	if (cst_gdb_reg_get(cb, 0, a->addr_size, a->big_endian, &pc) == -CST_E_ARCH)
@@ -336,7 +305,7 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	cst_gdb_reg_get(cb, gdb_regnum(a, a->sp_reg), a->addr_size, a->big_endian, &sp);
 	cst_gdb_reg_get(cb, gdb_regnum(a, a->fp_reg), a->addr_size, a->big_endian, &fp);
 	for (unsigned i = 0; i < NCLAIMED; i++) {
-		const struct claimed *k = &P.ids[(P.next_id - 1 - i) % NCLAIMED];
+		const struct claimed *k = &r->ids[(r->next_id - 1 - i) % NCLAIMED];
 		if (k->pc == pc && k->sp == sp && k->fp == fp && (k->pc || k->sp))
 			return k->id;
 	}
@@ -347,11 +316,11 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	if (read_regs(cb, a, &regs) < 0)
 		return none;
 	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
-	P.inf.env.target = &target;
-	int rc = decide(&regs, &c);
-	P.inf.env.target = NULL;
+	cst_process_set_target(r->inf.proc, &target);
+	int rc = decide(r, &regs, &c);
+	cst_process_set_target(r->inf.proc, NULL);
 	if (rc == 0) {
-		remember(&regs, &c.id);
+		remember(r, &regs, &c.id);
 		return c.id;
 	}
 	none.stack_address = normal_sp(a, sp);
@@ -367,8 +336,11 @@ static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_sym
 
 static void reader_destroy(struct gdb_reader_funcs *self)
 {
-	cst_inferior_close(&P.inf);
-	memset(&P, 0, sizeof P);
+	struct reader *r = self->priv_data;
+	if (r)
+		cst_inferior_close(&r->inf);
+	free(r);
+	self->priv_data = NULL;
 	cst_fpbt_close();
 }
 
@@ -390,7 +362,8 @@ __attribute__((destructor)) static void reader_at_exit(void)
 
 struct gdb_reader_funcs *gdb_init_reader(void)
 {
-	memset(&P, 0, sizeof P);
+	/* without memory for it every unwind call leaves the frame to gdb */
+	funcs.priv_data = calloc(1, sizeof(struct reader));
 	cst_fpbt_open();
 	return &funcs;
 }

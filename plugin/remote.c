@@ -13,7 +13,6 @@
 
 #define MAX_MODULES 512      /* link map entries followed; more is a corrupt list */
 #define MAX_DYN     4096     /* dynamic entries read looking for DT_DEBUG */
-#define FLUSHW      0x81580000u   /* flushw (SPARC V9 manual, A.21) */
 
 /* The program's PT_DYNAMIC address and its ELF header fields, read with libelf. */
 static int program_elf(const char *path, GElf_Ehdr *eh, uint64_t *dynamic)
@@ -60,11 +59,13 @@ int cst_remote_open(struct cst_inferior *inf, const char *program)
 	inf->arch = cst_arch_find(eh.e_machine, eh.e_ident[EI_CLASS]);
 	if (!inf->arch)
 		return cst_inferior_unusable(inf, -CST_E_ARCH, "%s: an architecture corestack does not unwind", program);
+	char err[256];
+	if (cst_process_open_external(&inf->proc, inf->arch, err, sizeof err) < 0)
+		return cst_inferior_unusable(inf, -CST_E_NOMEM, "%s", err);
 	inf->kind = CST_INF_REMOTE;
 	snprintf(inf->program, sizeof inf->program, "%s", program);
 	inf->program_dev = st.st_dev;
 	inf->program_ino = st.st_ino;
-	inf->env.arch = inf->arch;
 	return 0;
 }
 
@@ -148,10 +149,18 @@ static uint64_t modlist_hash(const struct modlist *m)
 	return h;
 }
 
-/* A flushw word in the executable sections of one module; 0 when none. */
+/* What find_flushw looks for: the instruction word, in the target's byte order. */
+struct flush_search {
+	uint32_t word;
+	bool big_endian;
+	uint64_t found;          /* its address, 0 when not found yet */
+};
+
+/* The architecture's window flush instruction in the executable sections of one module. */
 static int find_flushw(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr start, void *arg)
 {
-	uint64_t *found = arg;
+	struct flush_search *fs = arg;
+	uint64_t *found = &fs->found;
 	Dwarf_Addr bias;
 	Elf *e = dwfl_module_getelf(mod, &bias);
 	Elf_Scn *scn = NULL;
@@ -164,8 +173,10 @@ static int find_flushw(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr
 			continue;
 		const unsigned char *p = d->d_buf;
 		for (size_t off = 0; off + 4 <= d->d_size; off += 4) {
-			uint32_t word = (uint32_t)p[off] << 24 | p[off + 1] << 16 | p[off + 2] << 8 | p[off + 3];
-			if (word == FLUSHW) {
+			uint32_t word = fs->big_endian ?
+				(uint32_t)p[off] << 24 | p[off + 1] << 16 | p[off + 2] << 8 | p[off + 3] :
+				(uint32_t)p[off + 3] << 24 | p[off + 2] << 16 | p[off + 1] << 8 | p[off];
+			if (word == fs->word) {
 				*found = sh.sh_addr + off + bias;
 				break;
 			}
@@ -186,26 +197,23 @@ int cst_remote_modules(struct cst_inferior *inf, const struct cst_target *t, con
 		read_link_map(t, inf->arch->addr_size, dynamic, sysroot, m);
 	uint64_t h = modlist_hash(m);
 	int rc = 0;
-	if (!inf->syms || h != inf->maps_hash) {
+	if (!cst_process_symbols(inf->proc) || h != inf->maps_hash) {
 		char err[256];
-		if (inf->syms)
-			cst_symbols_close(inf->syms);
-		cst_unwind_env_free(&inf->env);
-		inf->env.arch = inf->arch;
-		inf->syms = NULL;
-		inf->env.syms = NULL;
 		inf->maps_hash = 0;
 		inf->flushw = 0;
-		rc = cst_symbols_open_files(&inf->syms, m->n, (const char *const *)m->paths, m->biases,
-					    err, sizeof err);
+		rc = cst_process_report_files(inf->proc, m->n, (const char *const *)m->paths, m->biases,
+					      err, sizeof err);
 		if (rc < 0) {
 			snprintf(inf->why, sizeof inf->why, "%s", err);
 		} else {
-			inf->env.syms = inf->syms;
 			inf->maps_hash = h;
-			if (inf->arch->elf_machine == EM_SPARCV9 || inf->arch->elf_machine == EM_SPARC32PLUS ||
-			    inf->arch->elf_machine == EM_SPARC)
-				dwfl_getmodules(cst_symbols_dwfl(inf->syms), find_flushw, &inf->flushw, 0);
+			if (inf->arch->window_flush) {
+				struct flush_search fs = { .word = inf->arch->window_flush,
+							   .big_endian = inf->arch->big_endian };
+				dwfl_getmodules(cst_symbols_dwfl(cst_process_symbols(inf->proc)), find_flushw,
+						&fs, 0);
+				inf->flushw = fs.found;
+			}
 		}
 	}
 	modlist_free(m);

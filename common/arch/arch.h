@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "regs.h"
 
 struct cst_unwind;
@@ -24,6 +25,12 @@ struct cst_call_site {
 
 #define CST_MAX_TAIL_TARGETS 16
 
+/* A register the gdb plugin exchanges with gdb: its DWARF number here, gdb's number there. */
+struct cst_gdb_reg {
+	int dwarf;
+	int gdb;
+};
+
 struct cst_arch {
 	const char *name;       /* "x86_64": the JSON "arch" value */
 	int elf_machine;        /* EM_* */
@@ -40,6 +47,28 @@ struct cst_arch {
 				 * address on SPARC) to the resume address; 0 when it is the
 				 * return address itself.  A caller's lookup address is its
 				 * resume address - ra_offset (- 1 when ra_offset is 0). */
+
+	/* The registers gdb 13 and the unwinder exchange (the gdb plugin), N_GDB_REGS of them,
+	 * 0 when the plugin does not know gdb's numbers for the architecture (asking gdb for a
+	 * number its architecture lacks aborts gdb).  GDB_NPC: gdb's number of the next-pc
+	 * register, set to the caller's pc + 4 with its pc (SPARC's npc), 0 when none. */
+	const struct cst_gdb_reg *gdb_regs;
+	int n_gdb_regs;
+	int gdb_npc;
+
+	/* Capstone's values (capstone.h: enum cs_arch, cs_mode, and the CS_OPT_SYNTAX value, 0
+	 * for capstone's default) that disassemble the architecture's code, when DISASSEMBLER. */
+	bool disassembler;
+	int cs_arch, cs_mode, cs_syntax;
+
+	/* The instruction word that spills the caller's register windows to their save areas
+	 * (SPARC V9 flushw), in the architecture's byte order when in memory; 0 when none. */
+	uint32_t window_flush;
+
+	/* Reads the registers of thread TID, stopped under ptrace by the caller, into OUT
+	 * (PTRACE_GETREGSET with NT_PRSTATUS).  Returns 0, or -CST_E_PTRACE.  NULL when this
+	 * host cannot read the architecture's threads. */
+	int (*ptrace_regs)(pid_t tid, struct cst_regs *out);
 
 	/* Fills OUT from an NT_PRSTATUS descriptor of SIZE bytes; stores pr_pid in *TID and
 	 * pr_cursig in *CURSIG.  Returns 0 or -CST_E_BAD_NOTE when SIZE is too small. */
@@ -94,10 +123,6 @@ struct cst_arch {
 
 extern const struct cst_arch cst_arch_x86_64;
 extern const struct cst_arch cst_arch_sparc64, cst_arch_sparc32plus, cst_arch_sparc32;
-
-/* Fills OUT (DWARF numbers) from the 27 words of x86-64 struct user_regs_struct
- * (arch/x86/include/asm/user_64.h), as in NT_PRSTATUS and PTRACE_GETREGS. */
-void cst_x86_64_from_user_regs(const uint64_t words[27], struct cst_regs *out);
 
 /* The table for ELF machine MACHINE and class CLASS (ELFCLASS*), or NULL. */
 const struct cst_arch *cst_arch_find(int machine, int elf_class);

@@ -164,8 +164,8 @@ int cst_perfmap_open(const char *path, bool check_owner, struct cst_perfmap **ou
 		bool whole = len > 0 && line[len - 1] == '\n';
 		if (whole)
 			line[--len] = 0;
-		else                     /* a long line: its tail is dropped, read into a buffer
-					  * of its own so that the kept head is parsed as read */
+		else                     /* a long line: its tail is dropped (read elsewhere:
+					  * LINE's head is parsed below) */
 			skip_line(f, tail, cap, CST_PERFMAP_MAX_BYTES);
 		off_t at = ftello(f);
 		if (at < 0 || (uint64_t)at > CST_PERFMAP_MAX_BYTES || m->n >= CST_PERFMAP_MAX_ENTRIES) {

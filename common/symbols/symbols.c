@@ -384,76 +384,80 @@ static int report_nt_file(struct cst_symbols *s)
 	return reported;
 }
 
-int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
+/* A new cst_symbols finding module files with FIND_ELF, its module report begun
+ * (dwfl_report_begin).  NULL with *RC set and a reason in ERR when out of memory or
+ * libdwfl cannot start. */
+static struct cst_symbols *begin_report(__typeof__(((Dwfl_Callbacks *)0)->find_elf) find_elf,
+					int *rc, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols(core_find_elf);
+	struct cst_symbols *s = new_symbols(find_elf);
 	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -CST_E_NOMEM;
+		*rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		return NULL;
 	}
-	s->core = c;
-	if (!s->dwfl)
-		goto bad;
-	current = s;
+	if (!s->dwfl) {
+		*rc = cst_fail(err, errlen, -CST_E_DWFL, "cannot start libdwfl: %s", dwfl_errmsg(-1));
+		cst_symbols_close(s);
+		return NULL;
+	}
 	dwfl_report_begin(s->dwfl);
-	int n = report_nt_file(s);
-	if (n == 0 && cst_core_nmappings(c) == 0)
-		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
-	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || n < 0)
-		goto bad;
-	*out = s;
-	return 0;
-bad:
-	snprintf(err, errlen, "cannot report the core's modules: %s", dwfl_errmsg(-1));
+	return s;
+}
+
+/* Ends S's module report: when OK and libdwfl accepts it, *OUT = S and 0; else S is closed
+ * and -CST_E_DWFL returned, with "WHAT: libdwfl's reason" in ERR. */
+static int end_report(struct cst_symbols *s, bool ok, struct cst_symbols **out, const char *what,
+		      char *err, size_t errlen)
+{
+	if (dwfl_report_end(s->dwfl, NULL, NULL) == 0 && ok) {
+		*out = s;
+		return 0;
+	}
+	cst_fail(err, errlen, -CST_E_DWFL, "%s: %s", what, dwfl_errmsg(-1));
 	cst_symbols_close(s);
-	current = NULL;
 	return -CST_E_DWFL;
 }
 
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols(dwfl_linux_proc_find_elf);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -CST_E_NOMEM;
-	}
-	if (!s->dwfl)
-		goto bad;
-	dwfl_report_begin(s->dwfl);
-	int rc = dwfl_linux_proc_report(s->dwfl, pid);
-	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || rc != 0)
-		goto bad;
-	*out = s;
-	return 0;
-bad:
-	snprintf(err, errlen, "cannot read the modules of process %d: %s", (int)pid, dwfl_errmsg(-1));
-	cst_symbols_close(s);
-	return -CST_E_DWFL;
+	int rc;
+	struct cst_symbols *s = begin_report(dwfl_linux_proc_find_elf, &rc, err, errlen);
+	if (!s)
+		return rc;
+	bool ok = dwfl_linux_proc_report(s->dwfl, pid) == 0;
+	char what[64];
+	snprintf(what, sizeof what, "cannot read the modules of process %d", (int)pid);
+	return end_report(s, ok, out, what, err, errlen);
 }
 
 int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,
 			   const uint64_t *biases, char *err, size_t errlen)
 {
-	struct cst_symbols *s = new_symbols(dwfl_build_id_find_elf);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -CST_E_NOMEM;
-	}
-	if (!s->dwfl)
-		goto bad;
-	dwfl_report_begin(s->dwfl);
+	int rc;
+	struct cst_symbols *s = begin_report(dwfl_build_id_find_elf, &rc, err, errlen);
+	if (!s)
+		return rc;
 	size_t reported = 0;
 	for (size_t i = 0; i < n; i++)
 		if (dwfl_report_elf(s->dwfl, paths[i], paths[i], -1, biases[i], false))
 			reported++;
-	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || reported == 0)
-		goto bad;
-	*out = s;
-	return 0;
-bad:
-	snprintf(err, errlen, "cannot read the modules %s...: %s", n ? paths[0] : "", dwfl_errmsg(-1));
-	cst_symbols_close(s);
-	return -CST_E_DWFL;
+	char what[4200];
+	snprintf(what, sizeof what, "cannot read the modules %s...", n ? paths[0] : "");
+	return end_report(s, reported > 0, out, what, err, errlen);
+}
+
+int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
+{
+	int rc;
+	struct cst_symbols *s = begin_report(core_find_elf, &rc, err, errlen);
+	if (!s)
+		return rc;
+	s->core = c;
+	current = s;
+	int n = report_nt_file(s);
+	if (n == 0 && cst_core_nmappings(c) == 0)
+		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
+	return end_report(s, n >= 0, out, "cannot report the core's modules", err, errlen);
 }
 
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 
 struct cst_live {
 	pid_t pid;
+	const struct cst_arch *arch;
 	struct cst_target target;
 	struct cst_live_thread *threads;
 	size_t n, cap;
@@ -56,16 +56,9 @@ void cst_live_close_target(struct cst_target *t)
 	t->ops = NULL;
 }
 
-int cst_live_getregs(int tid, struct cst_regs *out)
+int cst_live_getregs(const struct cst_arch *arch, int tid, struct cst_regs *out)
 {
-	struct user_regs_struct ur;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur) < 0)
-		return -CST_E_PTRACE;
-	uint64_t words[27];
-	_Static_assert(sizeof ur == sizeof words, "user_regs_struct is 27 words on x86-64");
-	memcpy(words, &ur, sizeof words);
-	cst_x86_64_from_user_regs(words, out);
-	return 0;
+	return arch->ptrace_regs ? arch->ptrace_regs(tid, out) : -CST_E_ARCH;
 }
 
 static bool attached(const struct cst_live *l, int tid)
@@ -82,18 +75,20 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
+int cst_live_attach(pid_t pid, const struct cst_arch *arch, struct cst_live **out, char *err,
+		    size_t errlen)
 {
 	*out = NULL;
-#ifndef __x86_64__
-	return cst_fail(err, errlen, -CST_E_ARCH, "live processes are supported on x86-64 hosts only");
-#endif
+	if (!arch->ptrace_regs)
+		return cst_fail(err, errlen, -CST_E_ARCH, "live %s processes are not supported on this host",
+				arch->name);
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	struct cst_live *l = calloc(1, sizeof *l);
 	if (!l)
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	l->pid = pid;
+	l->arch = arch;
 	int rc = 0;
 	/* Threads may be created while we attach: scan until a pass finds no new one. */
 	for (int pass = 0; pass < 100; pass++) {
@@ -137,7 +132,7 @@ int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen)
 			}
 			struct cst_live_thread *t = &l->threads[l->n++];
 			t->tid = tid;
-			if (cst_live_getregs(tid, &t->regs) < 0)
+			if (cst_live_getregs(arch, tid, &t->regs) < 0)
 				cst_regs_clear(&t->regs);
 			added = true;
 		}

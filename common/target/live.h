@@ -1,10 +1,11 @@
-/* A live process as a target: every thread stopped with ptrace, registers from
- * PTRACE_GETREGS, memory from /proc/PID/mem.  The same cst_target interface as core files. */
+/* A live process as a target: every thread stopped with ptrace, registers from the
+ * architecture's ptrace_regs hook, memory from /proc/PID/mem.  The same cst_target interface as core files. */
 #ifndef CST_LIVE_H
 #define CST_LIVE_H
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "arch.h"
 #include "regs.h"
 #include "target.h"
 
@@ -15,13 +16,16 @@ struct cst_live_thread {
 	struct cst_regs regs;    /* DWARF numbers */
 };
 
-/* Attaches to every thread of process PID and reads their registers.  Returns 0, or
+/* Attaches to every thread of process PID, of architecture ARCH, and reads their registers.
+ * Returns 0, or
  *   -CST_E_NOENT  no such process
  *   -CST_E_PERM   ptrace not permitted (another tracer, Yama ptrace_scope, or another user)
- *   -CST_E_ARCH   the process is not x86-64
+ *   -CST_E_ARCH   this host cannot read ARCH's registers (no ptrace_regs hook)
  *   -CST_E_PTRACE another ptrace failure
+ *   -CST_E_NOMEM
  * with a one-line reason in ERR.  The main thread comes first, the rest in tid order. */
-int cst_live_attach(pid_t pid, struct cst_live **out, char *err, size_t errlen);
+int cst_live_attach(pid_t pid, const struct cst_arch *arch, struct cst_live **out, char *err,
+		    size_t errlen);
 /* Detaches from every thread (they run on) and frees L. */
 void cst_live_detach(struct cst_live *l);
 
@@ -29,9 +33,10 @@ struct cst_target *cst_live_target(struct cst_live *l);
 size_t cst_live_nthreads(const struct cst_live *l);
 const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i);
 
-/* Reads the registers of stopped thread TID of a process the caller already traces
- * (PTRACE_GETREGS) into OUT.  Returns 0 or -CST_E_PTRACE. */
-int cst_live_getregs(int tid, struct cst_regs *out);
+/* Reads the registers of stopped thread TID, of architecture ARCH, of a process the caller
+ * already traces (ARCH's ptrace_regs) into OUT.  Returns 0, -CST_E_PTRACE, or -CST_E_ARCH
+ * when this host cannot read ARCH's registers. */
+int cst_live_getregs(const struct cst_arch *arch, int tid, struct cst_regs *out);
 
 /* A target that reads /proc/PID/mem of a process the caller already traces.  Returns 0
  * or -CST_E_PERM / -CST_E_NOENT. *T is filled; release with cst_live_close_target. */

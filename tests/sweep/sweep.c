@@ -418,7 +418,7 @@ int main(int argc, char **argv)
 		struct cst_unwind u;
 		static struct cst_frame fr[MAX_EXPECTED];   /* ~1 KiB each: not on the stack */
 		int nact = 0;
-		bool ok = cst_live_getregs(pid, &regs) == 0 && cst_unwind_start(&u, &env, &regs) == 0;
+		bool ok = cst_live_getregs(&cst_arch_x86_64, pid, &regs) == 0 && cst_unwind_start(&u, &env, &regs) == 0;
 		for (int i = 0; ok && i < nexp; i++) {
 			if (cst_unwind_next(&u, &fr[nact]) <= 0) {
 				ok = false;

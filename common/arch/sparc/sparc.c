@@ -21,6 +21,7 @@
 #include "symbols.h"
 #include "unwind.h"
 
+#include <capstone.h>
 #include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -347,12 +348,34 @@ static const struct cst_strategy ladder[] = {
  * the dynamic linker's _dl_start_user (sysdeps/sparc/sparc64/dl-machine.h, RTLD_START). */
 static const char *const outermost[] = { "_start", "__clone", "clone", "_dl_start_user", NULL };
 
+/* gdb's sparc64 numbers: g0-g7, o0-o7, l0-l7, i0-i7 are 0-31 as in DWARF; the pc is gdb's
+ * 80 and npc 81 (gdb's sparc64 numbering, as `maint print registers` of gdb-multiarch 13
+ * shows it for a sparc64 program under qemu-sparc64: 32-79 floating point, 80 pc, 81 npc,
+ * 82 state, 83 fsr, 84 fprs, 85 y).  The plugin knows no 32-bit SPARC numbers. */
+#define GDB_SPARC64_PC 80
+#define GDB_SPARC64_NPC 81
+#define R(n) { n, n }
+static const struct cst_gdb_reg gdb_regs64[] = {
+	R(0), R(1), R(2), R(3), R(4), R(5), R(6), R(7), R(8), R(9), R(10), R(11), R(12), R(13),
+	R(14), R(15), R(16), R(17), R(18), R(19), R(20), R(21), R(22), R(23), R(24), R(25), R(26),
+	R(27), R(28), R(29), R(30), R(31), { SPARC_PC, GDB_SPARC64_PC },
+};
+#undef R
+_Static_assert(SPARC_NREGS == 32, "gdb_regs64 lists the 32 integer registers");
+
+/* flushw (SPARC V9 manual, A.21 "Flush Register Windows": op 2, op3 0x2b, all else 0) */
+#define FLUSHW 0x81580000u
+
 /* One table per ELF machine: sparc64 (EM_SPARCV9), and 32-bit V8+ (EM_SPARC32PLUS) and V8
- * (EM_SPARC), which differ only in the machine number. */
-#define SPARC_TABLE(var, label, machine, class, size, bias, prs)          \
+ * (EM_SPARC), which differ in the machine number, in the registers the gdb plugin knows, and
+ * in capstone's mode (capstone disassembles V9 and V8 code; V8+ code is not offered to it). */
+#define SPARC_TABLE(var, label, machine, class, size, bias, prs, gdb, ngdb, npc, disasm, mode, flush) \
 	const struct cst_arch var = {                                    \
 		.name = label, .elf_machine = machine, .elf_class = class,  \
 		.addr_size = size, .stack_bias = bias, .prstatus = prs,     \
+		.gdb_regs = gdb, .n_gdb_regs = ngdb, .gdb_npc = npc,        \
+		.disassembler = disasm, .cs_arch = CS_ARCH_SPARC,           \
+		.cs_mode = mode, .window_flush = flush,                     \
 		.big_endian = true, .pc_reg = SPARC_PC, .sp_reg = SPARC_SP, \
 		.fp_reg = SPARC_FP, .nregs = SPARC_NREGS,                   \
 		.reg_names = reg_names, .ladder = ladder,                   \
@@ -366,6 +389,10 @@ static const char *const outermost[] = { "_start", "__clone", "clone", "_dl_star
 		.cache_free = cst_sparc_cache_free,                         \
 	}
 
-SPARC_TABLE(cst_arch_sparc64, "sparc64", EM_SPARCV9, ELFCLASS64, 8, SPARC_STACK_BIAS, prstatus64);
-SPARC_TABLE(cst_arch_sparc32plus, "sparc", EM_SPARC32PLUS, ELFCLASS32, 4, 0, prstatus32);
-SPARC_TABLE(cst_arch_sparc32, "sparc", EM_SPARC, ELFCLASS32, 4, 0, prstatus32);
+SPARC_TABLE(cst_arch_sparc64, "sparc64", EM_SPARCV9, ELFCLASS64, 8, SPARC_STACK_BIAS, prstatus64,
+	    gdb_regs64, (int)(sizeof gdb_regs64 / sizeof gdb_regs64[0]), GDB_SPARC64_NPC,
+	    true, CS_MODE_V9 | CS_MODE_BIG_ENDIAN, FLUSHW);
+SPARC_TABLE(cst_arch_sparc32plus, "sparc", EM_SPARC32PLUS, ELFCLASS32, 4, 0, prstatus32,
+	    NULL, 0, 0, false, 0, FLUSHW);
+SPARC_TABLE(cst_arch_sparc32, "sparc", EM_SPARC, ELFCLASS32, 4, 0, prstatus32,
+	    NULL, 0, 0, true, CS_MODE_BIG_ENDIAN, FLUSHW);

@@ -6,9 +6,12 @@
 #include "symbols.h"
 #include "util.h"
 
+#include <capstone.h>
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 
 static const char *const reg_names[NREGS] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
@@ -22,7 +25,9 @@ static const int user_regs_dwarf[27] = {
 	RIP, -1, -1, RSP, -1, -1, -1, -1, -1, -1, -1,
 };
 
-void cst_x86_64_from_user_regs(const uint64_t words[27], struct cst_regs *out)
+/* Fills OUT (DWARF numbers) from the 27 words of struct user_regs_struct, as in
+ * NT_PRSTATUS and ptrace's NT_PRSTATUS register set. */
+static void from_user_regs(const uint64_t words[27], struct cst_regs *out)
 {
 	cst_regs_clear(out);
 	for (int i = 0; i < 27; i++)
@@ -44,7 +49,7 @@ static int prstatus(const uint8_t *d, size_t size, struct cst_regs *out, int *ti
 	memcpy(words, d + 112, sizeof words);
 	*cursig = sig;
 	*tid = pid;
-	cst_x86_64_from_user_regs(words, out);
+	from_user_regs(words, out);
 	return 0;
 }
 
@@ -64,6 +69,31 @@ static const char *const outermost[] = {
 	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", NULL,
 };
 
+#ifdef __x86_64__
+/* PTRACE_GETREGSET NT_PRSTATUS gives struct user_regs_struct (ptrace(2); the kernel's
+ * regset for NT_PRSTATUS is the general registers, arch/x86/kernel/ptrace.c). */
+static int ptrace_regs(pid_t tid, struct cst_regs *out)
+{
+	uint64_t words[27];
+	struct iovec iov = { .iov_base = words, .iov_len = sizeof words };
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) < 0 ||
+	    iov.iov_len != sizeof words)
+		return -CST_E_PTRACE;
+	from_user_regs(words, out);
+	return 0;
+}
+#define PTRACE_REGS ptrace_regs
+#else
+#define PTRACE_REGS NULL    /* another host's ptrace gives its own layout */
+#endif
+
+/* gdb's numbers are the DWARF ones for rax..r15 (0-15) and rip (16): System V AMD64 psABI,
+ * "DWARF Register Number Mapping", which gdb's amd64 target follows. */
+static const struct cst_gdb_reg gdb_regs[NREGS] = {
+	{ 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 4, 4 }, { 5, 5 }, { 6, 6 }, { 7, 7 }, { 8, 8 },
+	{ 9, 9 }, { 10, 10 }, { 11, 11 }, { 12, 12 }, { 13, 13 }, { 14, 14 }, { 15, 15 }, { 16, 16 },
+};
+
 const struct cst_arch cst_arch_x86_64 = {
 	.name = "x86_64",
 	.elf_machine = EM_X86_64,
@@ -75,6 +105,13 @@ const struct cst_arch cst_arch_x86_64 = {
 	.fp_reg = RBP,
 	.nregs = NREGS,
 	.reg_names = reg_names,
+	.gdb_regs = gdb_regs,
+	.n_gdb_regs = NREGS,
+	.disassembler = true,
+	.cs_arch = CS_ARCH_X86,
+	.cs_mode = CS_MODE_64,
+	.cs_syntax = CS_OPT_SYNTAX_ATT,      /* gdb's default syntax */
+	.ptrace_regs = PTRACE_REGS,
 	.prstatus = prstatus,
 	.ladder = ladder,
 	.outermost = outermost,

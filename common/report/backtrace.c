@@ -2,9 +2,9 @@
 #include "backtrace.h"
 #include "core.h"
 #include "error.h"
-#include "files.h"
+#include "jit.h"
+#include "process.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t)
 {
 	struct cst_unwind u;
+	t->arch = env->arch;
 	t->n = 0;
 	size_t cap = t->frames ? t->cap : 0;
 	int rc = cst_unwind_start(&u, env, regs);
@@ -52,7 +53,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		}
 		struct cst_location loc;
 		cst_symbols_locate(env->syms, f->lookup_pc, f->pc, &loc);
-		const char *jit = loc.module ? NULL : bt_jit_locate(f->lookup_pc, f->pc, &loc);
+		const char *jit = loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &loc);
 		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
 		 * __rt_sigreturn_stub is local): named as gdb names it */
 		if (f->signal_frame && !loc.function)
@@ -113,45 +114,19 @@ void bt_thread_free(struct bt_thread *t)
 	t->cap = 0;
 }
 
-static const struct cst_arch *signal_arch;
-
-void bt_signal_arch(const struct cst_arch *arch)
+void bt_process_from(struct bt_process *p, struct cst_process *proc, const char *path)
 {
-	signal_arch = arch;
-}
-
-/* SIGNO in the numbering of this (Linux) host, 0 when it has no equivalent. */
-static int host_signal(int signo)
-{
-	return signal_arch && signal_arch->generic_signal ? signal_arch->generic_signal(signo) : signo;
-}
-
-const char *bt_signal_text(int signo)
-{
-	int h = host_signal(signo);
-	return h > 0 ? strsignal(h) : "unknown signal";
-}
-
-const char *bt_signal_name(int signo)
-{
-	static __thread char buf[32];
-	int h = host_signal(signo);
-	const char *abbrev = h > 0 && h < 65 ? sigabbrev_np(h) : NULL;
-	if (abbrev)
-		snprintf(buf, sizeof buf, "SIG%s", abbrev);
-	else
-		snprintf(buf, sizeof buf, "signal %d", signo);
-	return buf;
-}
-
-void bt_process_from_core(struct bt_process *p, struct cst_core *core, const char *path)
-{
+	*p = (struct bt_process){
+		.core = path, .executable = cst_process_executable(proc), .arch = cst_process_arch(proc),
+		.pid = cst_process_pid(proc),
+	};
+	struct cst_core *core = cst_process_core(proc);
+	if (!core)
+		return;
 	const struct cst_core_signal *sig = cst_core_signal(core);
 	const struct cst_core_thread *first = cst_core_thread(core, 0);
-	*p = (struct bt_process){
-		.core = path, .executable = cst_core_executable(core), .arch = cst_core_arch(core)->name,
-		.pid = cst_core_pid(core), .fname = cst_core_fname(core), .psargs = cst_core_psargs(core),
-	};
+	p->fname = cst_core_fname(core);
+	p->psargs = cst_core_psargs(core);
 	if (sig->present) {
 		p->has_signal = true;
 		p->signo = sig->signo;

@@ -1,6 +1,7 @@
 /* Text output, close to gdb's `bt`. */
 #include "backtrace.h"
 #include "escape.h"
+#include "process.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,10 +30,10 @@ void bt_print_process_text(FILE *out, const struct bt_process *p)
 		fputs("  command ", out);
 		cst_fputs_escaped(p->fname, out);
 	}
-	fprintf(out, "  (%s)\n", p->arch);
+	fprintf(out, "  (%s)\n", p->arch->name);
 	if (p->has_signal) {
-		fprintf(out, "signal: %s (%s), si_code %d", bt_signal_name(p->signo),
-			bt_signal_text(p->signo), p->code);
+		fprintf(out, "signal: %s (%s), si_code %d", cst_signal_name(p->arch, p->signo),
+			cst_signal_text(p->arch, p->signo), p->code);
 		if (p->has_addr)
 			fprintf(out, ", fault address 0x%" PRIx64, p->addr);
 		fputc('\n', out);
@@ -180,7 +181,7 @@ void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_
 	fprintf(out, o->color ? "\n" C_BOLD "Thread %d" C_RESET : "\nThread %d", t->tid);
 	if (t->crashed)
 		fprintf(out, o->color ? " (" C_CRASH "crashed: %s" C_RESET ")" : " (crashed: %s)",
-			bt_signal_name(t->cursig));
+			cst_signal_name(t->arch, t->cursig));
 	fputc('\n', out);
 	bt_print_frames_text(out, t, o);
 }

@@ -1,0 +1,74 @@
+/* One thread's backtrace, walked with the unwind cursor and symbolized, and its text
+ * printers: what the CLI, the shell and the gdb plugin print (the CLI's JSON is
+ * coredump/bt_json.h). */
+#ifndef CST_BACKTRACE_H
+#define CST_BACKTRACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "unwind.h"
+
+struct bt_frame {
+	struct cst_frame f;
+	struct cst_location loc;
+	bool inlined;            /* a function inlined into the next frame (same pc) */
+	unsigned number;         /* printed frame number: inlined functions count */
+	const char *jit_map;     /* the perf map that named this JIT frame, else NULL */
+};
+
+struct bt_thread {
+	const struct cst_arch *arch;   /* whose signal numbers cursig is in (set by bt_walk) */
+	int tid;
+	bool crashed;
+	int cursig;
+	struct bt_frame *frames;
+	size_t n;
+	size_t cap;              /* frames allocated: bt_walk reuses them for the next thread */
+	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early */
+	char stop[128];          /* stop reason */
+};
+
+/* What is printed above the threads. */
+struct bt_process {
+	const char *core;        /* core path, NULL for a live process */
+	const char *executable;  /* may be NULL */
+	const struct cst_arch *arch;  /* its name is printed; signal numbers are its own */
+	int pid;
+	bool has_signal;
+	int signo, code;
+	bool has_addr;
+	uint64_t addr;
+	const char *fname, *psargs;
+};
+
+struct cst_process;
+/* Fills P from process image PROC, opened from core file PATH (NULL: a live process):
+ * executable, architecture, pid, and for a core the command and the signal (NT_SIGINFO,
+ * else the first thread's pr_cursig).  The strings belong to PROC. */
+void bt_process_from(struct bt_process *p, struct cst_process *proc, const char *path);
+
+/* V as addresses are printed: "0x" and lowercase hex digits, zero-padded to at least WIDTH
+ * digits (1..16), in BUF (not NUL-terminated); returns its start and sets *LEN to its length.
+ * Text and JSON output write every address through it. */
+#define BT_HEX_SIZE 18
+const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len);
+
+/* Walks the thread whose registers are REGS and symbolizes its frames into T.  Returns 0,
+ * or -CST_E_NOMEM. */
+int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
+void bt_thread_free(struct bt_thread *t);
+
+struct bt_options {
+	bool verbose;            /* -v: each frame's provenance */
+	bool color;
+};
+
+/* Text close to gdb's `bt`: a header for the process, then one block per thread. */
+void bt_print_process_text(FILE *out, const struct bt_process *p);
+void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+/* One frame's line (and its provenance line with O->verbose), as in bt_print_thread_text. */
+void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o);
+/* The frames of T alone, without the thread's header line (the gdb plugin's fpbt). */
+void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+
+#endif

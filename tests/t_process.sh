@@ -1,0 +1,88 @@
+#!/bin/bash
+# The process image the CLI, the shell and the gdb plugin share (common/process/): the
+# shell names a core's signal in the core's own numbering as the CLI does (a SPARC core
+# whose signal is 10, SIGBUS there, SIGUSR1 in the generic Linux numbers), and -p PID names
+# a JIT frame from the process's perf map (/tmp/perf-PID.map, and --perf-map FILE) as it
+# does for a core.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+cd "$(dirname "$0")/.." || exit 0
+BUILD=${BUILD:-build}
+case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
+W=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"; fi
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+# ---- signal names in the core's numbering, in the CLI and in the shell -------------------
+# SPARC's signal 10 is SIGBUS (arch/sparc/include/uapi/asm/signal.h); 10 is SIGUSR1 in the
+# generic numbers
+fixture=tests/sparc/fixtures/c1-O2.core
+if ! python3 tests/lib/setsig.py "$fixture" "$W/sig10.core" 10 2>"$W/e"; then
+	fail process-sparc-sigbus-core "$(cat "$W/e")"
+else
+	"$CS" "$W/sig10.core" > "$W/cli.out" 2>/dev/null
+	if grep -q '^signal: SIGBUS (Bus error)' "$W/cli.out" && grep -q '^Thread .*(crashed: SIGBUS)' "$W/cli.out"; then
+		pass process-sparc-sigbus-cli
+	else
+		fail process-sparc-sigbus-cli "$(head -4 "$W/cli.out")"
+	fi
+	printf 'threads\nbt 1\n' | "$CS" -i "$W/sig10.core" > "$W/shell.out" 2>/dev/null
+	if grep -q '^signal: SIGBUS (Bus error)' "$W/shell.out" && grep -q '(crashed: SIGBUS)' "$W/shell.out" \
+	   && ! grep -q SIGUSR1 "$W/shell.out"; then
+		pass process-sparc-sigbus-shell
+	else
+		fail process-sparc-sigbus-shell "$(head -8 "$W/shell.out")"
+	fi
+	"$CS" --json "$W/sig10.core" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d["signal"]["name"] == "SIGBUS" else 1)' && pass process-sparc-sigbus-json \
+		|| fail process-sparc-sigbus-json "JSON signal name is not SIGBUS"
+fi
+
+# ---- -p PID: a JIT frame named from the process's perf map --------------------------------
+if [ "$(uname -m)" != x86_64 ]; then
+	skip process-live-perfmap "the JIT test program is x86-64 code"
+	exit 0
+fi
+gcc -O0 -g -fno-omit-frame-pointer -o "$W/jitlive" tests/process/jitlive.c || { fail process-live-build gcc; exit 0; }
+"$W/jitlive" "$W/ready" & pid=$!
+for _ in $(seq 100); do [ -s "$W/ready" ] && break; sleep 0.1; done
+if [ ! -s "$W/ready" ]; then
+	fail process-live-perfmap "the test program did not start"
+	exit 0
+fi
+# the frame between blocker and main is the JIT code, named only by the map
+jit_line() { grep -A1 'in blocker ()' "$1" | tail -1; }
+"$CS" -p "$pid" > "$W/live.out" 2> "$W/live.err"; rc=$?
+line=$(jit_line "$W/live.out")
+case "$line" in
+*" in jit_trampoline () [JIT] from /tmp/perf-$pid.map")
+	if grep -q ' in main () ' "$W/live.out" && [ $rc = 0 ]; then pass process-live-perfmap
+	else fail process-live-perfmap "exit $rc, no main after the JIT frame: $(cat "$W/live.out" "$W/live.err")"; fi ;;
+*) fail process-live-perfmap "exit $rc: ${line:-no frame after blocker}: $(cat "$W/live.err")" ;;
+esac
+# --perf-map FILE replaces the default map
+sed 's/jit_trampoline/named_by_option/' "/tmp/perf-$pid.map" > "$W/other.map"
+"$CS" --perf-map "$W/other.map" -p "$pid" > "$W/opt.out" 2> "$W/opt.err"; rc=$?
+line=$(jit_line "$W/opt.out")
+case "$line" in
+*" in named_by_option () [JIT] from $W/other.map") pass process-live-perfmap-option ;;
+*) fail process-live-perfmap-option "exit $rc: ${line:-no frame after blocker}: $(cat "$W/opt.err")" ;;
+esac
+# JSON names the map too
+"$CS" --json -p "$pid" 2>/dev/null | python3 -c '
+import json, sys
+fr = json.load(sys.stdin)["threads"][0]["frames"]
+sys.exit(0 if any(f["function"] == "jit_trampoline" and f.get("jit_map") == sys.argv[1] for f in fr) else 1)' \
+	"/tmp/perf-$pid.map" && pass process-live-perfmap-json || fail process-live-perfmap-json "no jit_trampoline frame with its map"
+# a --perf-map that cannot be read is said, and the run exits 1
+"$CS" --perf-map "$W/missing.map" -p "$pid" > /dev/null 2> "$W/miss.err"; rc=$?
+[ $rc = 1 ] && grep -q "^corestack: process $pid: perf map $W/missing.map: " "$W/miss.err" \
+	&& pass process-live-perfmap-missing || fail process-live-perfmap-missing "exit $rc: $(cat "$W/miss.err")"
