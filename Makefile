@@ -47,7 +47,8 @@ include bench/bench.mk
 # The project's flags, after every fragment added its PKGS.  A package pkg-config does not know
 # stops the build with its name (pkg-check), not with a missing header later.
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
-CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
+CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=incompatible-pointer-types \
+               -Werror=implicit-function-declaration -Werror=int-conversion -D_GNU_SOURCE -MMD -MP \
                $(addprefix -I,$(COMMON_DIRS)) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
                $(SANITIZE_CFLAGS)
 CST_LDFLAGS := $(SANITIZE_LDFLAGS)
