@@ -65,6 +65,7 @@ const char *bt_signal_text(int signo);
 
 struct bt_options {
 	bool verbose;            /* -v: each frame's provenance */
+	bool raw;                /* -r: names as mangled (cst_symbols_set_raw) */
 	bool color;
 };
 

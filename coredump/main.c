@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"      --summary          only the distinct signatures of all cores, with counts\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
+	"  -r, --raw              C++ and Rust names as mangled in the symbol table\n"
 	FILES_USAGE
 	"      --color WHEN       auto (default), always or never\n"
 	"  -h, --help             this text\n"
@@ -99,6 +100,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "max-frames", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "json-lines", no_argument, NULL, OPT_JSON_LINES },
 		{ "signature", no_argument, NULL, OPT_SIGNATURE },
@@ -116,7 +118,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 	char *end;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:p:ijn:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:p:ijn:vrhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 		case OPT_SYSROOT: {
@@ -151,6 +153,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		}
 		case 'v': o->bt.verbose = true; break;
+		case 'r': o->bt.raw = true; break;
 		case OPT_COLOR: color = optarg; break;
 		case OPT_JSON_LINES: o->tr.json_lines = true; break;
 		case OPT_SIGNATURE: o->tr.signature = true; break;
@@ -264,6 +267,8 @@ static int run_core(const struct options *o, struct triage *tr)
 	struct cst_symbols *syms = NULL;
 	if (cst_symbols_open_core(&syms, core, err, sizeof err) < 0)
 		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, err);
+	else
+		cst_symbols_set_raw(syms, o->bt.raw);
 
 	bt_signal_arch(cst_core_arch(core));
 	const struct cst_core_signal *sig = cst_core_signal(core);
@@ -315,6 +320,8 @@ static int run_live(const struct options *o, struct triage *tr)
 	struct cst_symbols *syms = NULL;
 	if (cst_symbols_open_pid(&syms, o->pid, err, sizeof err) < 0)
 		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, err);
+	else
+		cst_symbols_set_raw(syms, o->bt.raw);
 	struct bt_process p = { .arch = cst_arch_x86_64.name, .pid = o->pid };
 	char exe[4096];
 	char link[64];

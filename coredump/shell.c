@@ -307,6 +307,8 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 	}
 	if (cst_symbols_open_core(&sh->syms, sh->core, err, sizeof err) < 0)
 		fprintf(stderr, "corestack: %s: %s (no symbols)\n", path, err);
+	else
+		cst_symbols_set_raw(sh->syms, sh->bt.raw);
 	bt_process_from_core(&sh->proc, sh->core, path);
 	sh->env = (struct cst_unwind_env){
 		.arch = cst_core_arch(sh->core), .target = cst_core_target(sh->core), .syms = sh->syms,
