@@ -17,6 +17,9 @@ CFLAGS   ?= -O2 -g
 
 # pkg-config packages the build needs; fragments add theirs to PKGS.
 PKGS     := libdw libelf capstone json-c
+# libraries without a pkg-config file, linked into the CLI and the gdb plugin: libiberty's
+# demangler (common/symbols/demangle.c; a static library, built position-independent by Debian)
+NO_PC_LIBS := -liberty
 
 # Every folder of common/ holds headers included by bare name.
 COMMON_SRC  := $(sort $(wildcard common/*.c common/*/*.c common/*/*/*.c))
@@ -40,7 +43,8 @@ include plugin/plugin.mk
 include doc/doc.mk
 include examples/examples.mk examples/triage.mk
 include tests/tests.mk tests/sweep/sweep.mk tests/symindex/symindex.mk tests/sparc/sparc.mk \
-         tests/analysis/analysis.mk tests/unit/unit.mk tests/fixtures/x86_64/fixtures.mk
+         tests/analysis/analysis.mk tests/unit/unit.mk tests/fixtures/x86_64/fixtures.mk \
+         tests/lang/lang.mk
 include fuzz/fuzz.mk
 include bench/bench.mk
 
@@ -52,7 +56,7 @@ CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=incompatib
                $(addprefix -I,$(COMMON_DIRS)) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
                $(SANITIZE_CFLAGS)
 CST_LDFLAGS := $(SANITIZE_LDFLAGS)
-CST_LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline $(EXTRA_LIBS)
+CST_LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline $(NO_PC_LIBS) $(EXTRA_LIBS)
 ALL_CFLAGS   = $(CST_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(CST_LDFLAGS) $(LDFLAGS)
 ALL_LDLIBS   = $(CST_LDLIBS) $(LDLIBS)
@@ -84,7 +88,7 @@ clean:
 
 # Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
 DEB_PACKAGES += gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
-                libreadline-dev gdb python3 elfutils libc6-dbg
+                libreadline-dev gdb python3 elfutils libc6-dbg libiberty-dev g++ rustc
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

@@ -17,14 +17,15 @@
 
 /* A frame's members, in the schema's order. */
 enum member {
-	M_INDEX, M_PC, M_FUNCTION, M_OFFSET, M_MODULE, M_MODULE_OFFSET, M_BUILD_ID,
+	M_INDEX, M_PC, M_FUNCTION, M_OFFSET, M_SYMBOL, M_MODULE, M_MODULE_OFFSET, M_BUILD_ID,
 	M_BUILD_ID_MISMATCH, M_FILE, M_LINE, M_INLINED, M_FOUND_BY, M_MARKER, M_CFA, M_NOTE,
 	M_JIT_MAP, NMEMBERS
 };
 
 static const char *const member_name[NMEMBERS] = {
 	[M_INDEX] = "index", [M_PC] = "pc", [M_FUNCTION] = "function", [M_OFFSET] = "offset",
-	[M_MODULE] = "module", [M_MODULE_OFFSET] = "module_offset", [M_BUILD_ID] = "build_id",
+	[M_SYMBOL] = "symbol", [M_MODULE] = "module", [M_MODULE_OFFSET] = "module_offset",
+	[M_BUILD_ID] = "build_id",
 	[M_BUILD_ID_MISMATCH] = "build_id_mismatch", [M_FILE] = "file", [M_LINE] = "line",
 	[M_INLINED] = "inlined", [M_FOUND_BY] = "found_by", [M_MARKER] = "marker", [M_CFA] = "cfa",
 	[M_NOTE] = "note", [M_JIT_MAP] = "jit_map",
@@ -175,6 +176,7 @@ static void fill_frame(struct bt_json_thread *w, struct frame_obj *f, const stru
 	set_hex(w, f, M_PC, true, b->f.pc);
 	set_str(w, f, M_FUNCTION, l->function);
 	set_int(w, f, M_OFFSET, l->function != NULL, (int64_t)l->offset);
+	set_str(w, f, M_SYMBOL, l->symbol);
 	set_str(w, f, M_MODULE, l->module);
 	set_hex(w, f, M_MODULE_OFFSET, l->module != NULL, b->f.pc - l->module_base);
 	set_str(w, f, M_BUILD_ID, l->build_id[0] ? l->build_id : NULL);

@@ -48,6 +48,7 @@ static const char usage_text[] =
 	"      --summary          only the distinct signatures of all cores, with counts\n"
 	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
 	"  -v, --verbose          show how each frame was found\n"
+	"  -r, --raw              C++ and Rust names as mangled in the symbol table\n"
 	FILES_USAGE
 	"      --color WHEN       auto (default), always or never\n"
 	"  -h, --help             this text\n"
@@ -98,6 +99,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "max-frames", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "json-lines", no_argument, NULL, OPT_JSON_LINES },
 		{ "signature", no_argument, NULL, OPT_SIGNATURE },
@@ -115,7 +117,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 	char *end;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:p:ijn:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:p:ijn:vrhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 		case OPT_SYSROOT: {
@@ -150,6 +152,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		}
 		case 'v': o->bt.verbose = true; break;
+		case 'r': o->bt.raw = true; break;
 		case OPT_COLOR: color = optarg; break;
 		case OPT_JSON_LINES: o->tr.json_lines = true; break;
 		case OPT_SIGNATURE: o->tr.signature = true; break;
@@ -287,6 +290,8 @@ static int run_core(const struct options *o, struct triage *tr)
 	struct cst_symbols *syms = cst_process_symbols(proc);
 	if (!syms)
 		fprintf(stderr, "corestack: %s: %s (no symbols)\n", o->core, cst_process_symbols_error(proc));
+	else
+		cst_symbols_set_raw(syms, o->bt.raw);
 
 	struct bt_process p;
 	bt_process_from(&p, proc, o->core);
@@ -318,6 +323,8 @@ static int run_live(const struct options *o, struct triage *tr)
 	}
 	if (!cst_process_symbols(proc))
 		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, cst_process_symbols_error(proc));
+	else
+		cst_symbols_set_raw(cst_process_symbols(proc), o->bt.raw);
 	struct bt_process p;
 	bt_process_from(&p, proc, NULL);
 	struct json_object *doc = begin_output(o, &p, tr);

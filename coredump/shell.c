@@ -315,6 +315,8 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 	sh->syms = cst_process_symbols(sh->process);
 	if (!sh->syms)
 		fprintf(stderr, "corestack: %s: %s (no symbols)\n", path, cst_process_symbols_error(sh->process));
+	else
+		cst_symbols_set_raw(sh->syms, sh->bt.raw);
 	bt_process_from(&sh->proc, sh->process, path);
 	sh->env = cst_process_env(sh->process);
 	sh->env->max_frames = max_frames;

@@ -30,16 +30,7 @@ static char *symbol_generator(const char *text, int state)
 	size_t n = strlen(text);
 	if (!state) {
 		shell_syms_load(session);
-		/* the first name not below TEXT */
-		size_t lo = 0, hi = session->nsyms;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (strcmp(session->syms_tab[mid].name, text) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		i = lo;
+		i = shell_sym_lower_bound(session, text);
 	}
 	if (i < session->nsyms && strncmp(session->syms_tab[i].name, text, n) == 0)
 		return strdup(session->syms_tab[i++].name);

@@ -60,6 +60,8 @@ int shell_eval(struct shell *sh, const char *expr, uint64_t *out);
 /* Symbols: the table (sorted by name), the address of NAME, and "<name+off>" for ADDR. */
 void shell_syms_load(struct shell *sh);
 bool shell_sym_lookup(struct shell *sh, const char *name, uint64_t *addr);
+/* The index of the first entry of the loaded table not below NAME (nsyms when none). */
+size_t shell_sym_lower_bound(const struct shell *sh, const char *name);
 /* Writes "<function+offset>" for code address ADDR into BUF, or "" when none is known. */
 void shell_sym_label(struct shell *sh, uint64_t addr, char *buf, size_t len);
 void shell_syms_free(struct shell *sh);

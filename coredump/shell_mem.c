@@ -71,7 +71,14 @@ int shell_eval(struct shell *sh, const char *expr, uint64_t *out)
 				return -1;
 			p += 1 + n;
 		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == '.') {
-			size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+			/* "::" joins the parts of a C++ or Rust name ("app::crash_null") */
+			size_t n = 0;
+			for (;;) {
+				n += strspn(p + n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+				if (p[n] != ':' || p[n + 1] != ':')
+					break;
+				n += 2;
+			}
 			char name[256];
 			snprintf(name, sizeof name, "%.*s", (int)n, p);
 			if (!shell_sym_lookup(sh, name, &v))
@@ -277,8 +284,11 @@ int cmd_disassemble(struct shell *sh, const char *args)
 		free(code);
 		return -1;
 	}
+	struct cst_location loc = { 0 };
 	if (have_fn && fn.name)
-		fprintf(sh->out, "Dump of assembler code for function %.*s:\n", (int)strcspn(fn.name, "@"), fn.name);
+		cst_symbols_locate(sh->syms, start, start, &loc);    /* the name as frames show it */
+	if (loc.function)
+		fprintf(sh->out, "Dump of assembler code for function %s:\n", loc.function);
 	else
 		fprintf(sh->out, "Dump of assembler code from 0x%" PRIx64 " (no function known; %d instructions at most):\n",
 			start, DISAS_UNSIZED);

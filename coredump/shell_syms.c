@@ -1,7 +1,10 @@
 /* The shell's symbol table: every function and object symbol of the core's modules (from
  * libdwfl's symbol tables), sorted by name, for completion and for names in address
- * expressions; and "<function+offset>" labels for addresses. */
+ * expressions; and "<function+offset>" labels for addresses.  A C++ or Rust symbol is in
+ * the table twice, mangled and demangled ("app::crash_null(int*)"); a demangled name is
+ * also found without its parameter list ("app::crash_null"), as gdb finds it. */
 #include "shell_int.h"
+#include "demangle.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +14,23 @@ struct collect {
 	struct shell_sym *v;
 	size_t n, cap;
 };
+
+/* Adds NAME (malloc'ed, taken) at ADDR.  Returns 0, or -1 when out of memory. */
+static int add(struct collect *c, char *name, uint64_t addr)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		struct shell_sym *v = realloc(c->v, cap * sizeof *v);
+		if (!v) {
+			free(name);
+			return -1;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct shell_sym){ .name = name, .addr = addr };
+	return 0;
+}
 
 static int add_module(Dwfl_Module *mod, void **userdata, const char *mname, Dwarf_Addr start, void *arg)
 {
@@ -24,18 +44,12 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *mname, Dwar
 		if (!name || !*name || !addr || sym.st_shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT))
 			continue;
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 1024;
-			struct shell_sym *v = realloc(c->v, cap * sizeof *v);
-			if (!v)
-				return DWARF_CB_ABORT;
-			c->v = v;
-			c->cap = cap;
-		}
 		char *copy = strndup(name, strcspn(name, "@"));   /* "memcpy@@GLIBC_2.14" -> "memcpy" */
-		if (!copy)
+		if (!copy || add(c, copy, addr) < 0)
 			return DWARF_CB_ABORT;
-		c->v[c->n++] = (struct shell_sym){ .name = copy, .addr = addr };
+		char *readable = cst_demangle(copy);
+		if (readable && add(c, readable, addr) < 0)
+			return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
 }
@@ -72,21 +86,34 @@ void shell_syms_load(struct shell *sh)
 	sh->nsyms = k;
 }
 
-bool shell_sym_lookup(struct shell *sh, const char *name, uint64_t *addr)
+size_t shell_sym_lower_bound(const struct shell *sh, const char *name)
 {
-	shell_syms_load(sh);
 	size_t lo = 0, hi = sh->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(sh->syms_tab[mid].name, name);
-		if (c == 0) {
-			*addr = sh->syms_tab[mid].addr;
-			return true;
-		}
-		if (c < 0)
+		if (strcmp(sh->syms_tab[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
+	}
+	return lo;
+}
+
+bool shell_sym_lookup(struct shell *sh, const char *name, uint64_t *addr)
+{
+	shell_syms_load(sh);
+	size_t i = shell_sym_lower_bound(sh, name), n = strlen(name);
+	if (i < sh->nsyms && strcmp(sh->syms_tab[i].name, name) == 0) {
+		*addr = sh->syms_tab[i].addr;
+		return true;
+	}
+	/* "app::run" for "app::run(int)": the first name whose parameter list starts right
+	 * after NAME (overloads: the lowest in sort order, as gdb asks which one) */
+	for (; i < sh->nsyms && strncmp(sh->syms_tab[i].name, name, n) == 0; i++) {
+		if (sh->syms_tab[i].name[n] == '(' && cst_demangle_unparamed_len(sh->syms_tab[i].name) == n) {
+			*addr = sh->syms_tab[i].addr;
+			return true;
+		}
 	}
 	return false;
 }

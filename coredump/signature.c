@@ -172,14 +172,20 @@ static void frame_word(const struct bt_frame *b, char *buf, size_t len)
 		snprintf(buf, len, "??");
 }
 
+/* A pattern matches the shown name (demangled: "std::terminate()") or the symbol
+ * ("_ZSt9terminatev"), each as it is and without its clone suffixes. */
 static bool is_machinery(const struct bt_frame *b, const struct sig_options *o)
 {
-	const char *fn = b->loc.function;
-	if (!fn)
-		return false;
-	char norm[256];
-	norm_name(fn, norm, sizeof norm);
-	return matches(fn, o->skip, o->nskip) || matches(norm, o->skip, o->nskip);
+	const char *names[2] = { b->loc.function, b->loc.symbol };
+	for (int i = 0; i < 2; i++) {
+		if (!names[i] || (i == 1 && names[1] == names[0]))
+			continue;
+		char norm[256];
+		norm_name(names[i], norm, sizeof norm);
+		if (matches(names[i], o->skip, o->nskip) || matches(norm, o->skip, o->nskip))
+			return true;
+	}
+	return false;
 }
 
 static bool is_outer(const struct bt_frame *b)

@@ -4,14 +4,15 @@
  * The rules (README "Crash signatures"), in order:
  *  1. Frames whose provenance is a guess below frame-pointer trust are left out (none of the
  *     present strategies is; a future stack scan would be).
- *  2. Crash machinery: the frames at the top of the stack whose names match a skip pattern
+ *  2. Crash machinery: the frames at the top of the stack whose names (demangled or mangled) match a skip pattern
  *     (raise, abort, __assert_fail, __GI_*, ...) are dropped, up to the first frame that does
  *     not match; as ABRT/satyr drops __assert_fail and the frames above it, and Socorro skips
  *     its "irrelevant" frames.
  *  3. Frames present in every stack (_start, __libc_start_main, __libc_start_call_main,
  *     start_thread, clone, clone3) are dropped wherever they are.
  *  4. Each frame becomes one word: its function name without "__GI_", gcc's clone suffixes
- *     (.cold, .part.N, .isra.N, .constprop.N) and symbol versions (@GLIBC_2.34); else
+ *     (.cold, .part.N, .isra.N, .constprop.N; " [clone .cold]" once demangled) and symbol
+ *     versions (@GLIBC_2.34), C++ and Rust names demangled unless -r; else
  *     BUILDID+0xOFFSET (offset from the module's load address); else MODULE+0xOFFSET (module
  *     file's base name); else "??".
  *  5. Consecutive equal words (recursion) become one.

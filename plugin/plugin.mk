@@ -23,7 +23,7 @@ $(PIC)/%.o: %.c plugin/plugin.mk | pkg-check
 
 $(PLUGIN_SO): $(PLUGIN_OBJ) plugin/exports.map
 	$(CC) $(PLUGIN_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=plugin/exports.map -o $@ \
-		$(PLUGIN_OBJ) $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+		$(PLUGIN_OBJ) $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(NO_PC_LIBS)
 
 # $(call plugin_script,SO_PATH) on stdin corestack.gdb.in, on stdout the script for SO_PATH
 plugin_script = sed -e 's|@PLUGIN_SO@|$(1)|g' -e 's|@PLUGIN_FD@|$(PLUGIN_FD)|g'

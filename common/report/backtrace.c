@@ -65,6 +65,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			b->f.marker = CST_MARK_NONE;
 			b->loc = loc;
 			b->loc.function = chain[i].function;
+			b->loc.symbol = chain[i].symbol;
 			b->loc.offset = 0;
 			b->loc.file = chain[i].file;
 			b->loc.line = chain[i].line;

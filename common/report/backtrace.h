@@ -60,6 +60,7 @@ void bt_thread_free(struct bt_thread *t);
 
 struct bt_options {
 	bool verbose;            /* -v: each frame's provenance */
+	bool raw;                /* -r: names as mangled (cst_symbols_set_raw) */
 	bool color;
 };
 

@@ -2,6 +2,7 @@
 #include "symbols.h"
 #include "core.h"
 #include "debugcache.h"
+#include "demangle.h"
 #include "debugdirs.h"
 #include "error.h"
 #include "openfile.h"
@@ -109,6 +110,8 @@ struct cst_symbols {
 	Dwarf_Frame **cfi_rows;          /* the rows cfi_memo points to, freed at close */
 	size_t ncfi_rows, cfi_rows_cap;
 	Dwarf_Frame *cfi_spill;          /* the last row the full memo could not keep */
+	bool raw;                        /* names shown mangled (cst_symbols_set_raw) */
+	struct cst_memo *readable_memo;  /* readable name per mangled name's address */
 };
 
 #define MEMO_MAX_ENTRIES (256 * 1024)
@@ -257,6 +260,7 @@ static struct cst_symbols *new_symbols(__typeof__(((Dwfl_Callbacks *)0)->find_el
 	/* without memory for a memo every lookup is simply made again */
 	s->func_memo = cst_memo_new(sizeof(struct func_memo), MEMO_MAX_ENTRIES);
 	s->locate_memo = cst_memo_new(sizeof(struct locate_memo), MEMO_MAX_ENTRIES);
+	s->readable_memo = cst_memo_new(sizeof(const char *), MEMO_MAX_ENTRIES);
 	s->inline_memo = cst_memo_new(sizeof(struct inline_memo), MEMO_MAX_ENTRIES / 4);
 	s->cfi_memo = cst_memo_new(sizeof(struct cfi_memo), MEMO_MAX_ENTRIES / 4);
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -487,6 +491,7 @@ void cst_symbols_close(struct cst_symbols *s)
 	free(s->names);
 	cst_memo_free(s->func_memo);
 	cst_memo_free(s->locate_memo);
+	cst_memo_free(s->readable_memo);
 	cst_memo_free(s->inline_memo);
 	cst_memo_free(s->cfi_memo);
 	for (size_t i = 0; i < s->ncfi_rows; i++)
@@ -497,6 +502,29 @@ void cst_symbols_close(struct cst_symbols *s)
 }
 
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s) { return s->dwfl; }
+
+void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
+{
+	s->raw = raw;
+}
+
+const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
+{
+	if (s->raw || !cst_demangle_candidate(name))
+		return name;
+	/* keyed by the name's address: every name given here lives as long as S (a string
+	 * table of a module, or interned) */
+	const char *const *m = cst_memo_get(s->readable_memo, (uint64_t)(uintptr_t)name);
+	if (m)
+		return *m;
+	char *d = cst_demangle(name);
+	const char *r = d ? intern(s, d, strlen(d)) : NULL;
+	free(d);
+	if (!r)
+		r = name;
+	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);
+	return r;
+}
 int cst_symbols_mismatches(struct cst_symbols *s) { return s->mismatches; }
 
 static Dwfl_Module *module_at(struct cst_symbols *s, uint64_t addr)
@@ -644,14 +672,14 @@ bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)
 const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 {
 	static const char *const suffixes[] = { ".cold", ".part.", ".isra.", ".constprop.",
-						".lto_priv.", ".localalias", NULL };
+						".lto_priv.", ".localalias", " [clone .", NULL };
 	if (len == 0)
 		return buf;
 	size_t n = name ? strnlen(name, len - 1) : 0;     /* as snprintf "%s" would cut it */
 	memcpy(buf, name ? name : "", n);
 	buf[n] = 0;
 	if (!strpbrk(buf, ".@"))
-		return buf;          /* nothing to cut: every suffix starts with '.' */
+		return buf;          /* nothing to cut: every suffix has a '.' */
 	char *cut = strchr(buf, '@');
 	for (int i = 0; suffixes[i]; i++) {
 		char *p = strstr(buf, suffixes[i]);
@@ -693,13 +721,20 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 		/* "__libc_start_main@@GLIBC_2.34": the symbol version is not part of the name */
 		const char *at = strchr(fn.name, '@');
 		if (at && at != fn.name) {
-			loc->function = intern(s, fn.name, (size_t)(at - fn.name));
+			loc->symbol = intern(s, fn.name, (size_t)(at - fn.name));
 		} else {
-			loc->function = fn.name;
+			loc->symbol = fn.name;
 		}
+		loc->function = cst_symbols_readable(s, loc->symbol);
+		if (!loc->function)
+			loc->symbol = NULL;
 		loc->offset = pc - fn.start;
 	}
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	/* a line only for an address inside a compilation unit's ranges: libdw takes the
+	 * nearest unit otherwise (crt1.o's _start, which has no DWARF, got the next unit's
+	 * last line) */
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwfl_Line *line = cu && dwarf_haspc(cu, addr - bias) > 0 ? dwfl_module_getsrc(mod, addr) : NULL;
 	if (line) {
 		int lineno = 0;
 		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
@@ -730,6 +765,86 @@ static const char *die_name(Dwarf_Die *die)
 	if (dwarf_attr_integrate(die, DW_AT_name, &a))
 		n = dwarf_formstring(&a);
 	return n;
+}
+
+/* The DIE that declares function DIE (through DW_AT_abstract_origin and DW_AT_specification),
+ * whose parents are its scopes; DIE itself when it has none. */
+static Dwarf_Die declaration(Dwarf_Die *die, Dwarf_Die *buf)
+{
+	Dwarf_Die d = *die;
+	Dwarf_Attribute a;
+	/* bounded: a hostile file's references may loop */
+	for (int i = 0; i < 8; i++) {
+		if (!dwarf_attr(&d, DW_AT_abstract_origin, &a) && !dwarf_attr(&d, DW_AT_specification, &a))
+			break;
+		if (!dwarf_formref_die(&a, buf))
+			break;
+		d = *buf;
+	}
+	return d;
+}
+
+static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
+
+/* DIE's name qualified by its enclosing namespaces, classes, structures and unions
+ * ("app::Derived::run"), interned; DW_AT_name alone when it has no such scope.  A class local
+ * to a function is qualified by that function's name; an unnamed class is "{lambda}" when
+ * NAME is its operator() (gcc's closure types have no name in DWARF), else "{unnamed type}". */
+static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die buf, decl = declaration(die, &buf);
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	char q[1024];
+	size_t len = 0;
+	bool ok = true;
+	for (int i = n - 1; i > 0 && ok; i--) {          /* outermost first; scopes[0] is DECL */
+		int tag = dwarf_tag(&scopes[i]);
+		const char *part = die_name(&scopes[i]), *ignored;
+		if (tag == DW_TAG_subprogram) {
+			len = 0;               /* a local class: the function is its whole scope */
+			part = function_names(s, &scopes[i], &ignored);
+		} else if (tag == DW_TAG_namespace) {
+			part = part ? part : "(anonymous namespace)";
+		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+			part = part ? part : i == 1 && strcmp(name, "operator()") == 0 ? "{lambda}" : "{unnamed type}";
+		} else {
+			continue;
+		}
+		if (!part)
+			continue;
+		int w = snprintf(q + len, sizeof q - len, "%s::", part);
+		ok = w >= 0 && (size_t)w < sizeof q - len;
+		len += ok ? (size_t)w : 0;
+	}
+	free(scopes);
+	int w = ok && len ? snprintf(q + len, sizeof q - len, "%s", name) : -1;
+	if (w < 0 || (size_t)w >= sizeof q - len)
+		return name;
+	const char *r = intern(s, q, len + (size_t)w);
+	return r ? r : name;
+}
+
+/* The names of function DIE: *SYMBOL its DW_AT_linkage_name, else DW_AT_name; the name to
+ * show, the linkage name demangled, else DW_AT_name qualified by its scopes (C++ and Rust
+ * compilers give most functions a linkage name; main and extern "C" functions have none). */
+static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol)
+{
+	Dwarf_Attribute a;
+	const char *link = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	const char *name = die_name(die);
+	*symbol = link ? link : name;
+	if (link) {
+		const char *r = cst_symbols_readable(s, link);
+		if (r != link || s->raw)
+			return r;
+	}
+	if (!name || s->raw)
+		return *symbol;
+	return qualified_name(s, die, name);
 }
 
 static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
@@ -769,7 +884,7 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		out[k].function = die_name(&scopes[i]);
+		out[k].function = function_names(s, &scopes[i], &out[k].symbol);
 		out[k].file = line > 0 ? file : NULL;
 		out[k].line = line > 0 ? line : 0;
 		k++;

@@ -30,7 +30,11 @@ struct cst_location {
 	uint64_t module_base;      /* load address of the module */
 	char build_id[41];         /* hex of the first 20 bytes, "" when unknown */
 	bool mismatch;             /* the file found on disk has another build-id */
-	const char *function;      /* NULL when unknown */
+	const char *function;      /* the name to show: demangled (demangle.h) unless S is raw;
+				    * NULL when unknown */
+	const char *symbol;        /* the symbol as its table spells it, without its version
+				    * ("_ZN3app3runEi"); NULL when unknown or when FUNCTION does
+				    * not come from a symbol table (a perf map's name) */
 	uint64_t offset;           /* bytes from the function's start to the address */
 	const char *file;          /* source file, NULL when unknown */
 	int line;                  /* 0 when unknown */
@@ -47,6 +51,15 @@ int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t 
 int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const *paths,
 			   const uint64_t *biases, char *err, size_t errlen);
 void cst_symbols_close(struct cst_symbols *s);
+
+/* With RAW, the names S gives to show (cst_location.function, cst_inline.function) are the
+ * mangled ones, as the symbol table and DWARF spell them; else C++ and Rust names are
+ * demangled (the default). */
+void cst_symbols_set_raw(struct cst_symbols *s, bool raw);
+
+/* The readable form of symbol name NAME (demangle.h), or NAME itself when it is not mangled or
+ * S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
+const char *cst_symbols_readable(struct cst_symbols *s, const char *name);
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 
 /* The function containing ADDR.  Returns 0, or -CST_E_NO_FUNC when no symbol or CFI covers
@@ -82,12 +95,15 @@ void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struc
 
 /* Name of a function that is the same function under another name for tail-call checks:
  * NAME without gcc's clone and split suffixes (".cold", ".part.N", ".isra.N",
- * ".constprop.N", ".lto_priv.N").  Writes into BUF (LEN bytes) and returns BUF. */
+ * ".constprop.N", ".lto_priv.N"; " [clone .cold]" in a demangled name).  Writes into BUF (LEN bytes) and returns BUF. */
 const char *cst_symbols_base_name(const char *name, char *buf, size_t len);
 
 /* One function of an inline chain. */
 struct cst_inline {
-	const char *function;      /* DWARF name */
+	const char *function;      /* the name to show: the demangled DW_AT_linkage_name, else
+				    * DW_AT_name qualified by its namespaces and classes
+				    * ("app::Derived::run(int)::{lambda(int)#1}::operator()(int) const") */
+	const char *symbol;        /* DW_AT_linkage_name, else DW_AT_name */
 	const char *file;          /* source position in this function, NULL when unknown */
 	int line;
 };

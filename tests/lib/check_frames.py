@@ -18,6 +18,9 @@ EXPECTED has one line per frame, innermost first:
     ...                           any number (zero or more) of frames
     ? FUNCTION [marker]           an optional frame (zero or one), e.g. an
                                   inlined frame that may or may not be shown
+    "FUNCTION"                    a quoted FUNCTION is compared as it is, not as a glob
+                                  (C++ names have spaces and brackets)
+    FUNCTION @LINE [marker]       the frame's line must be LINE; @- : no line
     FUNCTION [marker] {TOKEN}     found_by must be TOKEN (context, cfi,
                                   register-window, return-register, tail-call, ...);
                                   --ignore-found-by drops these checks (builds with
@@ -44,12 +47,15 @@ def parse_expected(path, ignore_found_by=False):
         if line == "...":
             pats.append(None)
             continue
-        m = re.match(r"^(\?\s+)?(\S+)(?:\s+\[(.*?)\])?(?:\s*\{([\w-]+)\})?$", line)
-        if not m or (m.group(3) is not None and m.group(3) not in MARKERS):
+        m = re.match(r'^(\?\s+)?("[^"]*"|\S+)(?:\s+@(\d+|-))?(?:\s+\[([^]]*)\])?(?:\s*\{([\w-]+)\})?$',
+                     line)
+        if not m or (m.group(4) is not None and m.group(4) not in MARKERS):
             print("bad line in %s: %r" % (path, line))
             sys.exit(1)
-        pats.append((m.group(2), m.group(3), bool(m.group(1)),
-                     None if ignore_found_by else m.group(4)))
+        ln = m.group(3)
+        pats.append((m.group(2), m.group(4), bool(m.group(1)),
+                     None if ignore_found_by else m.group(5),
+                     None if ln is None else 0 if ln == "-" else int(ln)))
     return pats
 
 
@@ -58,8 +64,12 @@ def frame_matches(pat, frame):
     name = frame.get("function")
     if func == "??":
         ok = name is None
+    elif func.startswith('"'):
+        ok = name == func[1:-1]
     else:
         ok = name is not None and fnmatch.fnmatchcase(name, func)
+    if pat[4] is not None and (frame.get("line") or 0) != pat[4]:
+        ok = False
     return ok and frame.get("marker") == marker and \
         (pat[3] is None or frame.get("found_by") == pat[3])
 
@@ -87,13 +97,15 @@ def match(pats, frames):
 def render_pat(p):
     if p is None:
         return "..."
-    return ("? " if p[2] else "") + p[0] + (" [%s]" % p[1] if p[1] else "") + \
+    return ("? " if p[2] else "") + p[0] + \
+        ("" if p[4] is None else " @%s" % (p[4] or "-")) + (" [%s]" % p[1] if p[1] else "") + \
         (" {%s}" % p[3] if p[3] else "")
 
 
 def render_frame(f):
     name = f.get("function") or "??"
-    s = name + (" [%s]" % f["marker"] if f.get("marker") else "") + " {%s}" % f.get("found_by")
+    s = name + " @%s" % (f.get("line") or "-") + \
+        (" [%s]" % f["marker"] if f.get("marker") else "") + " {%s}" % f.get("found_by")
     extra = "pc=%s %s%s" % (f.get("pc"), os.path.basename(f.get("module") or "?"),
                             " inlined" if f.get("inlined") else "")
     return "%-45s %s" % (s, extra)
@@ -126,6 +138,7 @@ def main():
     ap.add_argument("--exe")
     ap.add_argument("--sysroot")
     ap.add_argument("--ignore-found-by", action="store_true")
+    ap.add_argument("--raw", action="store_true", help="corestack -r: names as mangled")
     ap.add_argument("--thread", type=int)
     ap.add_argument("--thread-with")
     ap.add_argument("expected")
@@ -133,7 +146,7 @@ def main():
     args = ap.parse_args()
 
     pats = parse_expected(args.expected, args.ignore_found_by)
-    cmd = [args.corestack, "--json"] + (["--sysroot", args.sysroot] if args.sysroot else []) + \
+    cmd = [args.corestack, "--json"] + (["-r"] if args.raw else []) + (["--sysroot", args.sysroot] if args.sysroot else []) + \
         (["-e", args.exe] if args.exe else []) + [args.core]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

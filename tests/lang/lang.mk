@@ -1,0 +1,27 @@
+# tests/lang/lang.mk: the C++ and Rust programs of tests/t_lang.sh, included by the top Makefile.
+#   $(BUILD)/tests/lang/app        tests/lang/app.cpp, g++ -O2 -g
+#   $(BUILD)/tests/lang/r-legacy   tests/lang/r.rs, rustc -O -g -C panic=abort (legacy mangling,
+#                                  rustc's default)
+#   $(BUILD)/tests/lang/r-v0       the same with -C symbol-mangling-version=v0
+# Debian's rustc first: the expected frames follow its standard library.
+LANG_CXX   ?= g++
+LANG_RUSTC ?= $(firstword $(wildcard /usr/bin/rustc) rustc)
+LANG_RUSTFLAGS := -O -g -C panic=abort
+LANG_PROGS := $(BUILD)/tests/lang/app $(BUILD)/tests/lang/r-legacy $(BUILD)/tests/lang/r-v0
+
+$(BUILD)/tests/lang/app: tests/lang/app.cpp tests/lang/lang.mk
+	@mkdir -p $(dir $@)
+	$(LANG_CXX) -O2 -g -o $@ $<
+
+$(BUILD)/tests/lang/r-legacy: tests/lang/r.rs tests/lang/lang.mk
+	@mkdir -p $(dir $@)
+	$(LANG_RUSTC) $(LANG_RUSTFLAGS) -o $@ $<
+
+$(BUILD)/tests/lang/r-v0: tests/lang/r.rs tests/lang/lang.mk
+	@mkdir -p $(dir $@)
+	$(LANG_RUSTC) $(LANG_RUSTFLAGS) -C symbol-mangling-version=v0 -o $@ $<
+
+lang-progs: $(LANG_PROGS)
+check-run: lang-progs
+
+.PHONY: lang-progs

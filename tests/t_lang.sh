@@ -1,0 +1,88 @@
+#!/bin/bash
+# C++ and Rust programs (tests/lang/, built by tests/lang/lang.mk with Debian's g++ and rustc):
+# their cores' crashing threads frame by frame, names demangled (tests/lang/expected/, gdb's
+# frames in each file's comments), and with -r mangled; the JSON "symbol" member; the
+# signature (the machinery skipped, " [clone .cold]" cut); the shell's disassemble of a C++
+# name typed without its parameter list.
+# Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+cd "$(dirname "$0")/.." || exit 0
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$(pwd)/$BUILD ;; esac
+CS=${CORESTACK:-$B/corestack}
+case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
+L=$B/tests/lang
+E=tests/lang/expected
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+check() { local n=$1; shift; local out; if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -8 | tr '\n' ' ')"; fi; }
+
+[ -x "$CS" ] || { skip lang "$CS not built"; exit 0; }
+
+# core NAME PROG ARG: $W/NAME.core from PROG ARG (a copy kept for tests/t_plugin.sh)
+core() {
+	RUST_BACKTRACE=0 python3 tests/lib/mkcore.py crash "$W/$1.core" "$2" "$3" >/dev/null 2>"$W/$1.err" &&
+		{ [ -z "$CORESTACK_TEST_CORES" ] || cp "$W/$1.core" "$CORESTACK_TEST_CORES/lang_$1.core"; }
+}
+
+if [ -x "$L/app" ]; then
+	for m in segv abort; do
+		if core "cpp_$m" "$L/app" "$m"; then
+			check "lang-cpp-$m" python3 tests/lib/check_frames.py --corestack "$CS" "$E/cpp_$m" "$W/cpp_$m.core"
+		else
+			fail "lang-cpp-$m" "no core: $(head -c 300 "$W/cpp_$m.err")"
+		fi
+	done
+	if [ -e "$W/cpp_segv.core" ]; then
+		check lang-cpp-raw python3 tests/lib/check_frames.py --raw --corestack "$CS" "$E/cpp_segv_raw" "$W/cpp_segv.core"
+		# JSON: the readable name beside the mangled symbol
+		check lang-cpp-json-symbol python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = d["threads"][0]["frames"]
+assert (f[0]["function"], f[0]["symbol"]) == ("app::crash_null(int*)", "_ZN3app10crash_nullEPi"), f[0]
+assert f[6]["symbol"] == "_ZNK3app3BoxIiE5applyERKSt8functionIFiiEE.isra.0", f[6]
+assert all("symbol" in x for x in f)' "$CS" "$W/cpp_segv.core"
+		# the shell: a C++ name without its parameter list, as gdb takes it
+		printf 'disassemble app::crash_null\ninfo frame\n' | "$CS" -i "$W/cpp_segv.core" > "$W/shell.out" 2>&1
+		check lang-shell-disassemble grep -qF 'Dump of assembler code for function app::crash_null(int*):' "$W/shell.out"
+	fi
+	if [ -e "$W/cpp_abort.core" ]; then
+		"$CS" --signature "$W/cpp_abort.core" > "$W/sig.out" 2>&1
+		check lang-cpp-signature grep -qF ' app::fail(char const*) | app::Derived::run(int) | main' "$W/sig.out"
+		# a skip pattern matches the demangled name and the mangled one
+		"$CS" --signature --skip 'app::fail(*' "$W/cpp_abort.core" > "$W/sig1.out" 2>&1
+		"$CS" --signature --skip '_ZN3app4failEPKc' "$W/cpp_abort.core" > "$W/sig2.out" 2>&1
+		check lang-cpp-signature-skip grep -q ' app::Derived::run(int) | main$' "$W/sig1.out" "$W/sig2.out"
+		check lang-cpp-signature-skip-mangled grep -q ' app::Derived::run(int) | main$' "$W/sig2.out"
+	fi
+else
+	skip lang-cpp "$L/app not built (make lang-progs)"
+fi
+
+for v in legacy v0; do
+	if [ ! -x "$L/r-$v" ]; then
+		skip "lang-rust-$v" "$L/r-$v not built (make lang-progs)"
+		continue
+	fi
+	for m in segv panic; do
+		if core "rust_${v}_$m" "$L/r-$v" "$m"; then
+			check "lang-rust-$v-$m" python3 tests/lib/check_frames.py --corestack "$CS" "$E/rust_$m" "$W/rust_${v}_$m.core"
+		else
+			fail "lang-rust-$v-$m" "no core: $(head -c 300 "$W/rust_${v}_$m.err")"
+		fi
+	done
+done
+# the mangled forms, as -r shows them
+if [ -e "$W/rust_legacy_segv.core" ]; then
+	"$CS" -r "$W/rust_legacy_segv.core" > "$W/rl.out" 2>&1
+	check lang-rust-legacy-raw grep -qE ' in _ZN1r6engine4step17h[0-9a-f]{16}E \(\)' "$W/rl.out"
+fi
+if [ -e "$W/rust_v0_segv.core" ]; then
+	"$CS" -r "$W/rust_v0_segv.core" > "$W/rv.out" 2>&1
+	check lang-rust-v0-raw grep -qE ' in _RNvNtCs[0-9A-Za-z_]+_1r6engine4step \(\)' "$W/rv.out"
+fi
+exit 0
