@@ -181,13 +181,13 @@ def main():
         return 1
     frames = thread.get("frames") or []
     why = None
-    if not match(pats, frames):
+    if partial is not None and thread.get("complete") is not False:
+        why = "the walk is complete, but the expected file says partial (%s)" % partial
+    elif not match(pats, frames):
         why = "frames differ"
     elif partial is None and (thread.get("complete") is not True or
                               thread.get("stop_reason") != "outermost frame"):
         why = "the walk is not complete"
-    elif partial is not None and thread.get("complete") is not False:
-        why = "the walk is complete, but the expected file says partial (%s)" % partial
     elif p.returncode != want_rc:
         why = "corestack exited with status %d, want %d%s" % (
             p.returncode, want_rc, " (partial: %s)" % partial if partial else
