@@ -312,7 +312,10 @@ else
 	else
 		jit() { python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("no JSON: %s" % e); sys.exit(1)
 fs = d["threads"][0]["frames"]
 hot = [i for i, f in enumerate(fs) if (f["function"] or "").startswith("JS:^hotLoop ")]
 if not hot: print("no hotLoop frame"); sys.exit(1)
