@@ -7,8 +7,11 @@
 # tests/lib/check_frames.py.  Then run every executable tests/t_*.sh; such a
 # script prints its own result lines, and every line of its stdout that
 # starts with "PASS", "FAIL" or "SKIP" is counted (other lines are shown as
-# they are).  Prints one line per case, PASS name / FAIL name: reason /
-# SKIP name: reason (details of a failure follow, indented), and at the end
+# they are).  A script also FAILs when it exits with a status other than 0,
+# writes a Python traceback or a bash error (on stdout or stderr) or prints no
+# result line (judge_script in tests/lib/common.sh); its stderr is shown,
+# indented, after a failure.  Prints one line per case, PASS name / FAIL name:
+# reason / SKIP name: reason (details of a failure follow, indented), and at the end
 # "N passed, N failed, N skipped".  Exit status 1 if any case failed.
 # Usage: [CORESTACK=binary] BUILD=build bash tests/run.sh [NAME-GLOB]   (a glob runs only the
 # matching table cases, e.g. 'leaf_*-fp', and no t_*.sh scripts)
@@ -17,7 +20,7 @@ BUILD=${BUILD:-build}
 export BUILD
 T=$BUILD/tests
 ONLY=${1:-*}
-npass=0 nfail=0 nskip=0
+CST_LIB_ONLY=1 . tests/lib/common.sh || exit 2   # pass, fail, skip, judge_script
 
 # Cases: NAME VARIANTS EXPECTED [CHECK-OPTIONS...] -- CORE-SPEC
 # VARIANTS is a comma list; each variant is a case NAME-VARIANT.
@@ -62,10 +65,6 @@ threads_b      fp,fpcfi,g              threads_b_fp --thread-with spin_b -- cras
 threads_b      fpnoleaf,cfi            threads_b_nofp --thread-with spin_b -- crash threads
 threads_main   fp,fpnoleaf,fpcfi,cfi,g threads_main --thread-with main -- crash threads
 '
-
-pass() { echo "PASS $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL $1: $2"; nfail=$((nfail + 1)); }
-skip() { echo "SKIP $1: $2"; nskip=$((nskip + 1)); }
 
 # Each run gets its own work directory (runs may overlap); it is removed when
 # every case passed and kept (for the cores) otherwise.  Old ones are pruned.
@@ -117,7 +116,11 @@ while read -r name variants expected rest; do
             continue
         fi
         out=$(python3 tests/lib/check_frames.py $opts "tests/expected/$expected" "$core" 2>&1)
-        if [ $? = 0 ]; then
+        rc=$?
+        if grep -q -E -- "$CST_CRASH_RE" <<< "$out"; then
+            fail "$name-$v" "tests/lib/check_frames.py crashed (exit $rc) [core $core]"
+            echo "$out" | sed 's/^/    /'
+        elif [ $rc = 0 ]; then
             pass "$name-$v"
         else
             fail "$name-$v" "$(echo "$out" | head -1) [core $core]"
@@ -130,25 +133,12 @@ done <<< "$CASES"
 for t in tests/t_*.sh; do
     [ -x "$t" ] || continue
     [ "$ONLY" = '*' ] || continue
-    out=$("$t"); rc=$?
-    got=0
-    while IFS= read -r line; do
-        case "$line" in
-            PASS*) npass=$((npass + 1)); got=1 ;;
-            FAIL*) nfail=$((nfail + 1)); got=1 ;;
-            SKIP*) nskip=$((nskip + 1)); got=1 ;;
-            "") continue ;;
-            *) line="    $line" ;;
-        esac
-        echo "$line"
-    done <<< "$out"
-    if [ $rc != 0 ] && ! grep -q '^FAIL' <<< "$out"; then
-        fail "$(basename "$t")" "exited with status $rc without a FAIL line"
-    elif [ $got = 0 ]; then
-        fail "$(basename "$t")" "printed no PASS/FAIL/SKIP line"
-    fi
+    base=$(basename "$t" .sh)
+    "$t" > "$WORK/$base.out" 2> "$WORK/$base.err" 3>&-
+    rc=$?
+    judge_script "$base.sh" $rc "$WORK/$base.out" "$WORK/$base.err"
 done
 
-if [ $nfail = 0 ]; then rm -rf "$WORK"; else echo "    (cores kept in $WORK)"; fi
-echo "$npass passed, $nfail failed, $nskip skipped"
-[ $nfail = 0 ]
+if [ $NFAIL = 0 ]; then rm -rf "$WORK"; else echo "    (cores and the scripts' output kept in $WORK)"; fi
+echo "$NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ $NFAIL = 0 ]

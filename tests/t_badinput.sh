@@ -19,19 +19,13 @@
 # tests/lib/mkbad.py (see `python3 tests/lib/mkbad.py list`).
 
 set -u
-exec 3>&1 1>&2          # fd 3: result lines; stdout now goes to stderr
+TEST_PREFIX=badinput.   # prefix of every test name
+. "$(dirname "$0")/lib/common.sh" || exit 1
+exec 1>&2               # result lines go to file descriptor 3 (common.sh); stdout to stderr
 
-BUILD=${BUILD:-build}
-TOP=$PWD
-CS=${CORESTACK:-$BUILD/corestack}      # run.sh exports CORESTACK
-case $CS in /*) ;; *) CS=$TOP/$CS ;; esac
 MKBAD=$TOP/tests/lib/mkbad.py
-P=badinput.             # prefix of every test name
 TIMEOUT=20              # seconds per corestack run
 VCAP=2000000            # KiB of address space per corestack run
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/t_badinput.XXXXXX") || exit 0
-trap 'rm -rf "$T"' EXIT
 
 # Make sanitizer builds (make SANITIZE=1) die by a signal on the first error,
 # so that an ASan/UBSan report counts as a crash instead of as exit 1.
@@ -41,29 +35,27 @@ export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:${UBSAN
 # ---------------------------------------------------------------------------
 # result helpers
 
-pass() { echo "PASS $P$1" >&3; }
-skip() { echo "SKIP $P$1: $2" >&3; }
-fail() {
-    echo "FAIL $P$1: $2" >&3
+# the details of a failure, on stderr (fail in common.sh calls it)
+on_fail() {
     {
-        echo "=== FAIL $P$1: $2"
+        echo "=== FAIL $TEST_PREFIX$1: $2"
         echo "    command:  ${LAST_CMD:-}"
         [ -n "${MUT:-}" ] && echo "    mutation: $MUT"
         echo "    exit:     ${RC:-}"
-        if [ -s "$T/out" ]; then echo "    --- stdout (head):"; head -n 15 "$T/out" | sed 's/^/    | /'; fi
-        if [ -s "$T/err" ]; then echo "    --- stderr (head):"; head -n 15 "$T/err" | sed 's/^/    | /'; fi
+        if [ -s "$W/out" ]; then echo "    --- stdout (head):"; head -n 15 "$W/out" | sed 's/^/    | /'; fi
+        if [ -s "$W/err" ]; then echo "    --- stderr (head):"; head -n 15 "$W/err" | sed 's/^/    | /'; fi
     } >&2
 }
 
 # run_cs ARG...: run corestack bounded in time and memory, without core
-# dumps; sets RC, LAST_CMD; output in $T/out and $T/err.
+# dumps; sets RC, LAST_CMD; output in $W/out and $W/err.
 run_cs() {
     LAST_CMD="$CS $*"
     (
         ulimit -c 0
         [ -n "$VCAP" ] && ulimit -v "$VCAP"
         exec timeout -k 5 "$TIMEOUT" "$CS" "$@"
-    ) >"$T/out" 2>"$T/err" </dev/null
+    ) >"$W/out" 2>"$W/err" </dev/null
     RC=$?
 }
 
@@ -86,13 +78,13 @@ in_set() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 err_names() {
     local IFS='|' f
     for f in $1; do
-        grep -F -- "$f" "$T/err" | grep -q '^corestack: ' && return 0
+        grep -F -- "$f" "$W/err" | grep -q '^corestack: ' && return 0
     done
     return 1
 }
 
 # first_err: first stderr line, for one-line reasons
-first_err() { head -n 1 "$T/err" | cut -c1-200; }
+first_err() { head -n 1 "$W/err" | cut -c1-200; }
 
 # expect NAME "RCS" NAMEFILE REGEX -- ARG...
 #   Run corestack ARG...; PASS if it neither crashed nor hung, exited with one
@@ -116,24 +108,24 @@ expect() {
         fail "$name" "exit $RC but no stderr line 'corestack: ...' naming $nfile; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
         return
     fi
-    if { [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ]; } && [ ! -s "$T/out" ]; then
+    if { [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ]; } && [ ! -s "$W/out" ]; then
         fail "$name" "exit $RC but nothing printed on stdout; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
         return
     fi
-    if [ -n "$re" ] && ! grep -Eqi -- "$re" "$T/err"; then
+    if [ -n "$re" ] && ! grep -Eqi -- "$re" "$W/err"; then
         fail "$name" "stderr does not match /$re/; cmd: $LAST_CMD${MUT:+; mutation: $MUT}; stderr: $(first_err)"
         return
     fi
     pass "$name"
 }
 
-# mk NAME MUTATION [ARG...]: $T/NAME.core = mutation of the base core; sets
+# mk NAME MUTATION [ARG...]: $W/NAME.core = mutation of the base core; sets
 # MUT to mkbad's description of the damage.  Returns 1 (after a SKIP line)
 # if mkbad cannot apply the mutation to this core.
 mk() {
     local name=$1 mut=$2
     shift 2
-    if ! MUT=$(python3 "$MKBAD" "$mut" "$BASE" "$T/$name.core" "$@" 2>&1); then
+    if ! MUT=$(python3 "$MKBAD" "$mut" "$BASE" "$W/$name.core" "$@" 2>&1); then
         skip "$name" "mkbad $mut failed: $(echo "$MUT" | tail -n 1)"
         MUT=
         return 1
@@ -193,30 +185,30 @@ fi
 # usage: no argument at all -> 64
 expect usage.no_args "64" "" "" --
 # usage: an unknown option -> 64
-expect usage.bogus_option "64" "" "" -- --bogus "$T/whatever"
+expect usage.bogus_option "64" "" "" -- --bogus "$W/whatever"
 # usage: --json without a core file -> 64
 expect usage.json_no_file "64" "" "" -- --json
 # usage: a file that does not exist -> 2, message names it
-expect usage.nonexistent "2" "$T/no-such-core" "" -- "$T/no-such-core"
+expect usage.nonexistent "2" "$W/no-such-core" "" -- "$W/no-such-core"
 # usage: a directory instead of a core -> 2, message names it
-mkdir "$T/adir"
-expect usage.directory "2" "$T/adir" "" -- "$T/adir"
+mkdir "$W/adir"
+expect usage.directory "2" "$W/adir" "" -- "$W/adir"
 
 # not_elf: a text file -> 2, message names the file
-for i in $(seq 200); do echo "this is a text file, not an ELF core ($i)"; done >"$T/text.core"
-expect not_elf "2" "$T/text.core" "" -- "$T/text.core"
+for i in $(seq 200); do echo "this is a text file, not an ELF core ($i)"; done >"$W/text.core"
+expect not_elf "2" "$W/text.core" "" -- "$W/text.core"
 # empty: a zero-byte file -> 2
-: >"$T/empty.core"
-expect empty "2" "$T/empty.core" "" -- "$T/empty.core"
+: >"$W/empty.core"
+expect empty "2" "$W/empty.core" "" -- "$W/empty.core"
 # short3: 3 bytes, the start of the ELF magic -> 2
-printf '\177EL' >"$T/short3.core"
-expect short3 "2" "$T/short3.core" "" -- "$T/short3.core"
+printf '\177EL' >"$W/short3.core"
+expect short3 "2" "$W/short3.core" "" -- "$W/short3.core"
 
 # ---------------------------------------------------------------------------
 # the base program and its core
 
-mkdir "$T/base"
-cat >"$T/base/crash.c" <<'EOF'
+mkdir "$W/base"
+cat >"$W/base/crash.c" <<'EOF'
 /* main -> f -> g; g writes through NULL.  Every function keeps a frame
  * pointer (the asm after the calls prevents tail calls). */
 volatile int sink_v;
@@ -253,13 +245,13 @@ make_core() {
     [ -f "$dir/core" ]
 }
 
-if ! make_core "$T/base" crash; then
+if ! make_core "$W/base" crash; then
     # shellcheck disable=SC2086
     # shellcheck disable=SC2046
     skip_rest "could not generate a base core" $(echo "$ALL_TESTS" | tr ' ' '\n' | grep -v '^usage\.\|^not_elf$\|^empty$\|^short3$')
     exit 0
 fi
-BASE=$T/base/core
+BASE=$W/base/core
 file_size=0 note_offset=0 note_size=0 note_headers='' exe='' files=''
 while IFS='=' read -r k v; do
     case $k in
@@ -282,7 +274,7 @@ if [ -n "$why" ]; then
     fail baseline "$why; cmd: $LAST_CMD"
 elif [ "$RC" -ne 0 ]; then
     fail baseline "exit $RC on the untouched core, expected 0; stderr: $(first_err)"
-elif ! grep -qw main "$T/out" || ! grep -qw f "$T/out" || ! grep -qw g "$T/out"; then
+elif ! grep -qw main "$W/out" || ! grep -qw f "$W/out" || ! grep -qw g "$W/out"; then
     fail baseline "output lacks one of the frames g, f, main"
 else
     pass baseline
@@ -293,21 +285,21 @@ fi
 
 # elf_not_core: the program binary itself (an ET_DYN) -> 2, "... not a core"
 MUT=
-expect elf_not_core "2" "$T/base/crash" "core" -- "$T/base/crash"
+expect elf_not_core "2" "$W/base/crash" "core" -- "$W/base/crash"
 
 # other_arch: e_machine = EM_ARM / EM_AARCH64 -> 2, message about the machine
 mk other_arch.arm machine 40 &&
-    expect other_arch.arm "2" "$T/other_arch.arm.core" "arch|machine|x86|arm" -- "$T/other_arch.arm.core"
+    expect other_arch.arm "2" "$W/other_arch.arm.core" "arch|machine|x86|arm" -- "$W/other_arch.arm.core"
 mk other_arch.aarch64 machine 183 &&
-    expect other_arch.aarch64 "2" "$T/other_arch.aarch64.core" "arch|machine|x86|aarch64|arm" -- "$T/other_arch.aarch64.core"
+    expect other_arch.aarch64 "2" "$W/other_arch.aarch64.core" "arch|machine|x86|aarch64|arm" -- "$W/other_arch.aarch64.core"
 
 # elf32: e_ident[EI_CLASS] = ELFCLASS32 on a 64-bit core -> 2
 mk elf32 class32 &&
-    expect elf32 "2" "$T/elf32.core" "" -- "$T/elf32.core"
+    expect elf32 "2" "$W/elf32.core" "" -- "$W/elf32.core"
 
 # big_endian: e_ident[EI_DATA] = ELFDATA2MSB -> 2
 mk big_endian setbyte 5 2 &&
-    expect big_endian "2" "$T/big_endian.core" "" -- "$T/big_endian.core"
+    expect big_endian "2" "$W/big_endian.core" "" -- "$W/big_endian.core"
 
 # ---------------------------------------------------------------------------
 # truncated: the core cut at many offsets: every 97 bytes in the first 4 KiB,
@@ -325,7 +317,7 @@ offs=$(echo "$offs" | awk -v max="$file_size" '$1 < max' | sort -n -u)
 tr_fail=() tr_hangs=0 tr_n=0 tr_start=$SECONDS
 MUT=
 for off in $offs; do
-    tc=$T/trunc.core
+    tc=$W/trunc.core
     nfail=${#tr_fail[@]}
     head -c "$off" "$BASE" >"$tc"
     run_cs "$tc"
@@ -336,10 +328,10 @@ for off in $offs; do
         [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ] && tr_hangs=$((tr_hangs + 1))
     elif ! in_set "$RC" "0 1 2"; then
         tr_fail+=("at $off: exit $RC")
-    elif [ "$RC" -ne 0 ] && ! [ -s "$T/err" ]; then
+    elif [ "$RC" -ne 0 ] && ! [ -s "$W/err" ]; then
         tr_fail+=("at $off: exit $RC with empty stderr")
-    elif [ "$RC" -ne 0 ] && grep -v '^$' "$T/err" | grep -qvF -- "$tc"; then
-        tr_fail+=("at $off: exit $RC, stderr line without the file name: $(grep -v '^$' "$T/err" | grep -vF -- "$tc" | head -n 1 | cut -c1-120)")
+    elif [ "$RC" -ne 0 ] && grep -v '^$' "$W/err" | grep -qvF -- "$tc"; then
+        tr_fail+=("at $off: exit $RC, stderr line without the file name: $(grep -v '^$' "$W/err" | grep -vF -- "$tc" | head -n 1 | cut -c1-120)")
     elif [ "$RC" -ne 0 ] && ! err_names "$tc"; then
         tr_fail+=("at $off: exit $RC, no 'corestack: ' line naming the file")
     fi
@@ -352,7 +344,7 @@ echo "t_badinput: truncated: $tr_n runs in $((SECONDS - tr_start))s" >&2
 if [ ${#tr_fail[@]} -eq 0 ]; then
     pass truncated
 else
-    LAST_CMD="head -c OFFSET $BASE > $T/trunc.core; $CS $T/trunc.core"
+    LAST_CMD="head -c OFFSET $BASE > $W/trunc.core; $CS $W/trunc.core"
     fail truncated "${#tr_fail[@]} of $tr_n cuts failed (head -c OFFSET core): ${tr_fail[0]}${tr_fail[1]:+; ${tr_fail[1]}}${tr_fail[2]:+; ${tr_fail[2]}}"
 fi
 
@@ -361,47 +353,47 @@ fi
 
 # first note (NT_PRSTATUS): n_descsz = 0xffffff00
 mk lying_notes.descsz_huge note-descsz-huge &&
-    expect lying_notes.descsz_huge "1 2" "$T/lying_notes.descsz_huge.core" "" -- "$T/lying_notes.descsz_huge.core"
+    expect lying_notes.descsz_huge "1 2" "$W/lying_notes.descsz_huge.core" "" -- "$W/lying_notes.descsz_huge.core"
 # first note: n_namesz = 0xffffff00
 mk lying_notes.namesz_huge note-namesz-huge &&
-    expect lying_notes.namesz_huge "1 2" "$T/lying_notes.namesz_huge.core" "" -- "$T/lying_notes.namesz_huge.core"
+    expect lying_notes.namesz_huge "1 2" "$W/lying_notes.namesz_huge.core" "" -- "$W/lying_notes.namesz_huge.core"
 # NT_PRSTATUS n_descsz runs 4 KiB past the end of the segment
 mk lying_notes.prstatus_overrun note-overrun &&
-    expect lying_notes.prstatus_overrun "1 2" "$T/lying_notes.prstatus_overrun.core" "" -- "$T/lying_notes.prstatus_overrun.core"
+    expect lying_notes.prstatus_overrun "1 2" "$W/lying_notes.prstatus_overrun.core" "" -- "$W/lying_notes.prstatus_overrun.core"
 # the last (inessential) note's n_descsz runs past the segment: 0 is fine too
 mk lying_notes.last_overrun note-overrun last &&
-    expect lying_notes.last_overrun "0 1 2" "$T/lying_notes.last_overrun.core" "" -- "$T/lying_notes.last_overrun.core"
+    expect lying_notes.last_overrun "0 1 2" "$W/lying_notes.last_overrun.core" "" -- "$W/lying_notes.last_overrun.core"
 # PT_NOTE p_filesz ends in the middle of the NT_PRSTATUS registers
 mk lying_notes.cut_in_prstatus note-cut &&
-    expect lying_notes.cut_in_prstatus "1 2" "$T/lying_notes.cut_in_prstatus.core" "" -- "$T/lying_notes.cut_in_prstatus.core"
+    expect lying_notes.cut_in_prstatus "1 2" "$W/lying_notes.cut_in_prstatus.core" "" -- "$W/lying_notes.cut_in_prstatus.core"
 # PT_NOTE p_filesz ends in the middle of the last note's header: 0 is fine too
 mk lying_notes.cut_last_header note-cut last &&
-    expect lying_notes.cut_last_header "0 1 2" "$T/lying_notes.cut_last_header.core" "" -- "$T/lying_notes.cut_last_header.core"
+    expect lying_notes.cut_last_header "0 1 2" "$W/lying_notes.cut_last_header.core" "" -- "$W/lying_notes.cut_last_header.core"
 # PT_NOTE p_filesz 1 MiB larger than the whole file
 mk lying_notes.filesz_beyond_file note-filesz-big &&
-    expect lying_notes.filesz_beyond_file "1 2" "$T/lying_notes.filesz_beyond_file.core" "" -- "$T/lying_notes.filesz_beyond_file.core"
+    expect lying_notes.filesz_beyond_file "1 2" "$W/lying_notes.filesz_beyond_file.core" "" -- "$W/lying_notes.filesz_beyond_file.core"
 # PT_NOTE p_filesz = 2^64-256: p_offset + p_filesz wraps around
 mk lying_notes.filesz_wrap note-filesz-wrap &&
-    expect lying_notes.filesz_wrap "1 2" "$T/lying_notes.filesz_wrap.core" "" -- "$T/lying_notes.filesz_wrap.core"
+    expect lying_notes.filesz_wrap "1 2" "$W/lying_notes.filesz_wrap.core" "" -- "$W/lying_notes.filesz_wrap.core"
 # NT_PRSTATUS with only 16 bytes of desc (notes rebuilt consistently)
 mk lying_notes.prstatus_short prstatus-short 16 &&
-    expect lying_notes.prstatus_short "1 2" "$T/lying_notes.prstatus_short.core" "" -- "$T/lying_notes.prstatus_short.core"
+    expect lying_notes.prstatus_short "1 2" "$W/lying_notes.prstatus_short.core" "" -- "$W/lying_notes.prstatus_short.core"
 # no NT_PRSTATUS at all: no thread to unwind
 mk lying_notes.prstatus_missing prstatus-missing &&
-    expect lying_notes.prstatus_missing "1 2" "$T/lying_notes.prstatus_missing.core" "" -- "$T/lying_notes.prstatus_missing.core"
+    expect lying_notes.prstatus_missing "1 2" "$W/lying_notes.prstatus_missing.core" "" -- "$W/lying_notes.prstatus_missing.core"
 # no PT_NOTE segment at all (PT_NOTE -> PT_NULL)
 mk lying_notes.no_note no-note &&
-    expect lying_notes.no_note "1 2" "$T/lying_notes.no_note.core" "" -- "$T/lying_notes.no_note.core"
+    expect lying_notes.no_note "1 2" "$W/lying_notes.no_note.core" "" -- "$W/lying_notes.no_note.core"
 # every note's n_namesz = 0: the whole note stream is misparsed
 mk lying_notes.no_names note-noname &&
-    expect lying_notes.no_names "1 2" "$T/lying_notes.no_names.core" "" -- "$T/lying_notes.no_names.core"
+    expect lying_notes.no_names "1 2" "$W/lying_notes.no_names.core" "" -- "$W/lying_notes.no_names.core"
 
 # regs: registers in NT_PRSTATUS that point nowhere -> 1 or 2
 mk regs.garbage regs-garbage &&
-    expect regs.garbage "1 2" "" "" -- "$T/regs.garbage.core"
+    expect regs.garbage "1 2" "" "" -- "$W/regs.garbage.core"
 # rsp = rbp = last byte of the stack PT_LOAD: 8-byte reads straddle its end
 mk regs.rsp_at_segment_end regs-rsp-edge &&
-    expect regs.rsp_at_segment_end "1 2" "" "" -- "$T/regs.rsp_at_segment_end.core"
+    expect regs.rsp_at_segment_end "1 2" "" "" -- "$W/regs.rsp_at_segment_end.core"
 
 # ---------------------------------------------------------------------------
 # phdr_lies: program headers that lie.  Header-level lies -> 1 or 2;
@@ -409,58 +401,58 @@ mk regs.rsp_at_segment_end regs-rsp-edge &&
 
 # e_phoff 64 KiB beyond the end of the file
 mk phdr_lies.phoff_beyond phoff-beyond &&
-    expect phdr_lies.phoff_beyond "1 2" "$T/phdr_lies.phoff_beyond.core" "" -- "$T/phdr_lies.phoff_beyond.core"
+    expect phdr_lies.phoff_beyond "1 2" "$W/phdr_lies.phoff_beyond.core" "" -- "$W/phdr_lies.phoff_beyond.core"
 # e_phoff = 2^64-16: e_phoff + e_phnum * e_phentsize wraps
 mk phdr_lies.phoff_wrap phoff-wrap &&
-    expect phdr_lies.phoff_wrap "1 2" "$T/phdr_lies.phoff_wrap.core" "" -- "$T/phdr_lies.phoff_wrap.core"
+    expect phdr_lies.phoff_wrap "1 2" "$W/phdr_lies.phoff_wrap.core" "" -- "$W/phdr_lies.phoff_wrap.core"
 # e_phnum = 65535 (PN_XNUM, but there is no section header 0)
 mk phdr_lies.phnum_65535 phnum-max &&
-    expect phdr_lies.phnum_65535 "0 1 2" "$T/phdr_lies.phnum_65535.core" "" -- "$T/phdr_lies.phnum_65535.core"
+    expect phdr_lies.phnum_65535 "0 1 2" "$W/phdr_lies.phnum_65535.core" "" -- "$W/phdr_lies.phnum_65535.core"
 # e_phentsize = 8, smaller than an Elf64_Phdr (libelf ignores e_phentsize
 # and reads 56-byte entries, so a full unwind, exit 0, is acceptable)
 mk phdr_lies.phentsize_8 phentsize 8 &&
-    expect phdr_lies.phentsize_8 "0 1 2" "$T/phdr_lies.phentsize_8.core" "" -- "$T/phdr_lies.phentsize_8.core"
+    expect phdr_lies.phentsize_8 "0 1 2" "$W/phdr_lies.phentsize_8.core" "" -- "$W/phdr_lies.phentsize_8.core"
 # the stack PT_LOAD: p_offset = p_filesz = 2^63
 mk phdr_lies.load_2e63 load-huge &&
-    expect phdr_lies.load_2e63 "0 1 2" "$T/phdr_lies.load_2e63.core" "" -- "$T/phdr_lies.load_2e63.core"
+    expect phdr_lies.load_2e63 "0 1 2" "$W/phdr_lies.load_2e63.core" "" -- "$W/phdr_lies.load_2e63.core"
 # the stack PT_LOAD: p_offset = 2^64-4096, p_filesz = 8192 (offset wraps)
 mk phdr_lies.load_offset_wrap load-wrap &&
-    expect phdr_lies.load_offset_wrap "0 1 2" "$T/phdr_lies.load_offset_wrap.core" "" -- "$T/phdr_lies.load_offset_wrap.core"
+    expect phdr_lies.load_offset_wrap "0 1 2" "$W/phdr_lies.load_offset_wrap.core" "" -- "$W/phdr_lies.load_offset_wrap.core"
 # the stack PT_LOAD: p_filesz = p_memsz + 1 MiB (past the end of the file)
 mk phdr_lies.load_filesz_gt_memsz load-filesz-gt-memsz &&
-    expect phdr_lies.load_filesz_gt_memsz "0 1 2" "$T/phdr_lies.load_filesz_gt_memsz.core" "" -- "$T/phdr_lies.load_filesz_gt_memsz.core"
+    expect phdr_lies.load_filesz_gt_memsz "0 1 2" "$W/phdr_lies.load_filesz_gt_memsz.core" "" -- "$W/phdr_lies.load_filesz_gt_memsz.core"
 # the first PT_LOAD claims 2^60 bytes in the file (p_filesz = p_memsz = 2^60): its bytes would
 # run into the next segment's, so the header is named as impossible, not the file as truncated
-if python3 "$MKBAD" phset "$BASE" "$T/imp1.core" 1 memsz 0x1000000000000000 2>/dev/null &&
-   python3 "$MKBAD" phset "$T/imp1.core" "$T/phdr_lies.load_impossible.core" 1 filesz 0x1000000000000000 2>/dev/null; then
+if python3 "$MKBAD" phset "$BASE" "$W/imp1.core" 1 memsz 0x1000000000000000 2>/dev/null &&
+   python3 "$MKBAD" phset "$W/imp1.core" "$W/phdr_lies.load_impossible.core" 1 filesz 0x1000000000000000 2>/dev/null; then
     MUT="program header 1 (PT_LOAD): p_memsz = p_filesz = 2^60"
-    expect phdr_lies.load_impossible "1" "$T/phdr_lies.load_impossible.core" \
+    expect phdr_lies.load_impossible "1" "$W/phdr_lies.load_impossible.core" \
         "phdr_lies.load_impossible.core: program header 1 \(PT_LOAD at 0x[0-9a-f]+\) is impossible: 1152921504606846976 bytes at file offset [0-9]+ run into the next segment's bytes" \
-        -- "$T/phdr_lies.load_impossible.core"
-    if grep -q "truncated" "$T/err"; then fail phdr_lies.load_impossible.not_truncated "blamed on a truncation: $(first_err)"
+        -- "$W/phdr_lies.load_impossible.core"
+    if grep -q "truncated" "$W/err"; then fail phdr_lies.load_impossible.not_truncated "blamed on a truncation: $(first_err)"
     else pass phdr_lies.load_impossible.not_truncated; fi
 fi
 # the core cut in the middle of its memory: the message says how much is there and how much the
 # headers describe
-head -c $((file_size / 2)) "$BASE" > "$T/half.core"
+head -c $((file_size / 2)) "$BASE" > "$W/half.core"
 MUT="the core cut to $((file_size / 2)) of $file_size bytes"
-expect truncated.message "1" "$T/half.core" \
+expect truncated.message "1" "$W/half.core" \
     "half.core: file is truncated: it has $((file_size / 2)) bytes, its program headers describe $file_size; [0-9]+ memory segment\(s\) missing or cut" \
-    -- "$T/half.core"
+    -- "$W/half.core"
 # 40 bytes: the ELF magic, then the end of the file inside the ELF header
-head -c 40 "$BASE" > "$T/head40.core"
+head -c 40 "$BASE" > "$W/head40.core"
 MUT="the core cut to 40 bytes"
-expect truncated.header "2" "$T/head40.core" \
-    "head40.core: file is truncated: 40 bytes, shorter than the ELF header \(64 bytes\)" -- "$T/head40.core"
+expect truncated.header "2" "$W/head40.core" \
+    "head40.core: file is truncated: 40 bytes, shorter than the ELF header \(64 bytes\)" -- "$W/head40.core"
 MUT=
 # a PT_LOAD at vaddr 2^64-4096 with p_memsz 64 KiB: vaddr + memsz wraps
 mk phdr_lies.load_vaddr_wrap load-vaddr-wrap &&
-    expect phdr_lies.load_vaddr_wrap "0 1 2" "$T/phdr_lies.load_vaddr_wrap.core" "" -- "$T/phdr_lies.load_vaddr_wrap.core"
+    expect phdr_lies.load_vaddr_wrap "0 1 2" "$W/phdr_lies.load_vaddr_wrap.core" "" -- "$W/phdr_lies.load_vaddr_wrap.core"
 
 # overlapping_loads: another PT_LOAD moved onto the page holding rsp, so two
 # PT_LOADs claim the top of the stack with different bytes -> no crash
 mk overlapping_loads overlap-loads &&
-    expect overlapping_loads "0 1 2" "" "" -- "$T/overlapping_loads.core"
+    expect overlapping_loads "0 1 2" "" "" -- "$W/overlapping_loads.core"
 
 # ---------------------------------------------------------------------------
 # nt_file_lies: NT_FILE (the mapped files) lies -> 0, 1 or 2, never a hang.
@@ -469,37 +461,37 @@ mk overlapping_loads overlap-loads &&
 
 # count = 1,000,000 but the desc holds 15 entries
 # a stderr line may name the core or the mapped file at fault
-mapped="$files|$T/fifo|$T/adir|$T/loop1|/dev/zero"
+mapped="$files|$W/fifo|$W/adir|$W/loop1|/dev/zero"
 mk nt_file_lies.count_1m ntfile-count 1000000 &&
-    expect nt_file_lies.count_1m "0 1 2" "$T/nt_file_lies.count_1m.core|$mapped" "" -- "$T/nt_file_lies.count_1m.core"
+    expect nt_file_lies.count_1m "0 1 2" "$W/nt_file_lies.count_1m.core|$mapped" "" -- "$W/nt_file_lies.count_1m.core"
 # page_size = 0 (a division by it would trap)
 mk nt_file_lies.pagesize_0 ntfile-pagesize 0 &&
-    expect nt_file_lies.pagesize_0 "0 1 2" "$T/nt_file_lies.pagesize_0.core|$mapped" "" -- "$T/nt_file_lies.pagesize_0.core"
+    expect nt_file_lies.pagesize_0 "0 1 2" "$W/nt_file_lies.pagesize_0.core|$mapped" "" -- "$W/nt_file_lies.pagesize_0.core"
 # page_size = 2^63 (file_ofs * page_size overflows)
 mk nt_file_lies.pagesize_2e63 ntfile-pagesize 0x8000000000000000 &&
-    expect nt_file_lies.pagesize_2e63 "0 1 2" "$T/nt_file_lies.pagesize_2e63.core|$mapped" "" -- "$T/nt_file_lies.pagesize_2e63.core"
+    expect nt_file_lies.pagesize_2e63 "0 1 2" "$W/nt_file_lies.pagesize_2e63.core|$mapped" "" -- "$W/nt_file_lies.pagesize_2e63.core"
 # every entry has start > end and a file offset near 2^64 pages
 mk nt_file_lies.ranges ntfile-ranges &&
-    expect nt_file_lies.ranges "0 1 2" "$T/nt_file_lies.ranges.core|$mapped" "" -- "$T/nt_file_lies.ranges.core"
+    expect nt_file_lies.ranges "0 1 2" "$W/nt_file_lies.ranges.core|$mapped" "" -- "$W/nt_file_lies.ranges.core"
 # the file names are not NUL-terminated (the last runs to the end of desc)
 mk nt_file_lies.names_unterminated ntfile-noterm &&
-    expect nt_file_lies.names_unterminated "0 1 2" "$T/nt_file_lies.names_unterminated.core|$mapped" "" -- "$T/nt_file_lies.names_unterminated.core"
+    expect nt_file_lies.names_unterminated "0 1 2" "$W/nt_file_lies.names_unterminated.core|$mapped" "" -- "$W/nt_file_lies.names_unterminated.core"
 # every mapped file is /dev/zero (endless zeros)
 mk nt_file_lies.dev_zero ntfile-rename '*' /dev/zero &&
-    expect nt_file_lies.dev_zero "0 1 2" "$T/nt_file_lies.dev_zero.core|$mapped" "" -- "$T/nt_file_lies.dev_zero.core"
+    expect nt_file_lies.dev_zero "0 1 2" "$W/nt_file_lies.dev_zero.core|$mapped" "" -- "$W/nt_file_lies.dev_zero.core"
 # every mapped file is a FIFO nobody writes to: open() must not block
-mkfifo "$T/fifo"
-mk nt_file_lies.fifo ntfile-rename '*' "$T/fifo" &&
-    expect nt_file_lies.fifo "0 1 2" "$T/nt_file_lies.fifo.core|$mapped" "" -- "$T/nt_file_lies.fifo.core"
+mkfifo "$W/fifo"
+mk nt_file_lies.fifo ntfile-rename '*' "$W/fifo" &&
+    expect nt_file_lies.fifo "0 1 2" "$W/nt_file_lies.fifo.core|$mapped" "" -- "$W/nt_file_lies.fifo.core"
 # nt_file_lies.fifo_not_opened: a writer waits in open() on a FIFO that
 # NT_FILE names; after corestack has read the core the writer still waits:
 # the FIFO was never opened (opening a device or FIFO a core names can act)
-mkfifo "$T/fifo2"
-if mk nt_file_lies.fifo_not_opened ntfile-rename '*' "$T/fifo2"; then
-    timeout 120 sh -c 'echo x >"$1"' sh "$T/fifo2" 2>/dev/null &
+mkfifo "$W/fifo2"
+if mk nt_file_lies.fifo_not_opened ntfile-rename '*' "$W/fifo2"; then
+    timeout 120 sh -c 'echo x >"$1"' sh "$W/fifo2" 2>/dev/null &
     writer=$!
     sleep 1                                   # let the writer block in open()
-    run_cs "$T/nt_file_lies.fifo_not_opened.core"
+    run_cs "$W/nt_file_lies.fifo_not_opened.core"
     sleep 1
     if [ -n "$(crash_reason)" ]; then
         fail nt_file_lies.fifo_not_opened "$(crash_reason); cmd: $LAST_CMD"
@@ -512,47 +504,47 @@ if mk nt_file_lies.fifo_not_opened ntfile-rename '*' "$T/fifo2"; then
     wait "$writer" 2>/dev/null
 fi
 # every mapped file is a directory
-mk nt_file_lies.directory ntfile-rename '*' "$T/adir" &&
-    expect nt_file_lies.directory "0 1 2" "$T/nt_file_lies.directory.core|$mapped" "" -- "$T/nt_file_lies.directory.core"
+mk nt_file_lies.directory ntfile-rename '*' "$W/adir" &&
+    expect nt_file_lies.directory "0 1 2" "$W/nt_file_lies.directory.core|$mapped" "" -- "$W/nt_file_lies.directory.core"
 # every mapped file is a symlink loop (loop1 -> loop2 -> loop1)
-ln -s loop2 "$T/loop1" && ln -s loop1 "$T/loop2"
-mk nt_file_lies.symlink_loop ntfile-rename '*' "$T/loop1" &&
-    expect nt_file_lies.symlink_loop "0 1 2" "$T/nt_file_lies.symlink_loop.core|$mapped" "" -- "$T/nt_file_lies.symlink_loop.core"
+ln -s loop2 "$W/loop1" && ln -s loop1 "$W/loop2"
+mk nt_file_lies.symlink_loop ntfile-rename '*' "$W/loop1" &&
+    expect nt_file_lies.symlink_loop "0 1 2" "$W/nt_file_lies.symlink_loop.core|$mapped" "" -- "$W/nt_file_lies.symlink_loop.core"
 # every mapped file has an empty name
 mk nt_file_lies.empty_name ntfile-rename '*' '' &&
-    expect nt_file_lies.empty_name "0 1 2" "$T/nt_file_lies.empty_name.core|$mapped" "" -- "$T/nt_file_lies.empty_name.core"
+    expect nt_file_lies.empty_name "0 1 2" "$W/nt_file_lies.empty_name.core|$mapped" "" -- "$W/nt_file_lies.empty_name.core"
 
 # linkmap_lies: the dynamic linker's link_map in the core's memory names the
 # loaded libraries too (l_name strings); rename libc there (the NT_FILE note
 # is untouched) -> 0, 1 or 2, never a hang on the FIFO.
 libc=$(echo "$files" | tr '|' '\n' | grep -m1 '/libc\.so')
 libc_short=${libc#/usr}                 # ld.so records the /lib/... form
-for lm in "fifo:$T/fifo" "dev_zero:/dev/zero" "directory:$T/adir"; do
+for lm in "fifo:$W/fifo" "dev_zero:/dev/zero" "directory:$W/adir"; do
     n=linkmap_lies.${lm%%:*}
     mk "$n" mem-strrep "$libc_short" "${lm#*:}" &&
-        expect "$n" "0 1 2" "$T/$n.core|$mapped" "" -- "$T/$n.core"
+        expect "$n" "0 1 2" "$W/$n.core|$mapped" "" -- "$W/$n.core"
 done
 # the link_map list is circular (last l_next -> first): bounded, no crash
 mk linkmap_lies.cycle linkmap-cycle &&
-    expect linkmap_lies.cycle "0 1 2" "" "" -- "$T/linkmap_lies.cycle.core"
+    expect linkmap_lies.cycle "0 1 2" "" "" -- "$W/linkmap_lies.cycle.core"
 
 # ---------------------------------------------------------------------------
 # missing_mapped_file: the crashed binary was deleted after the crash ->
 # frames still printed (hex pcs), exit 0 or 1, a message naming the file.
-MUT="core of $T/gone/crash_gone, binary deleted after the crash"
-mkdir "$T/gone" && cp "$T/base/crash.c" "$T/gone/"
-if make_core "$T/gone" crash_gone; then
-    rm -f "$T/gone/crash_gone"
-    expect missing_mapped_file "0 1" "" "" -- "$T/gone/core"
+MUT="core of $W/gone/crash_gone, binary deleted after the crash"
+mkdir "$W/gone" && cp "$W/base/crash.c" "$W/gone/"
+if make_core "$W/gone" crash_gone; then
+    rm -f "$W/gone/crash_gone"
+    expect missing_mapped_file "0 1" "" "" -- "$W/gone/core"
     # missing_mapped_file.pcs / .message: the specific promises
     if in_set "$RC" "0 1"; then
-        if ! grep -Eq '0x[0-9a-fA-F]{6,}' "$T/out"; then
+        if ! grep -Eq '0x[0-9a-fA-F]{6,}' "$W/out"; then
             fail missing_mapped_file.pcs "no hex pc in the output; cmd: $LAST_CMD"
         else
             pass missing_mapped_file.pcs
         fi
-        if ! err_names "$T/gone/crash_gone"; then
-            fail missing_mapped_file.message "no stderr line 'corestack: ...' naming the missing $T/gone/crash_gone; cmd: $LAST_CMD; stderr: $(first_err)"
+        if ! err_names "$W/gone/crash_gone"; then
+            fail missing_mapped_file.message "no stderr line 'corestack: ...' naming the missing $W/gone/crash_gone; cmd: $LAST_CMD; stderr: $(first_err)"
         else
             pass missing_mapped_file.message
         fi
@@ -567,16 +559,16 @@ fi
 # module_mismatch: the crashed binary was rebuilt (another build-id) after
 # the crash -> exit 1 ("a module mismatched"), an error line naming the core,
 # and the mismatched file named on stderr or stdout.
-MUT="core of $T/mm/crash_mm, binary rebuilt with -DVARIANT after the crash"
-mkdir "$T/mm" && cp "$T/base/crash.c" "$T/mm/"
-if make_core "$T/mm" crash_mm &&
-    gcc -DVARIANT -O2 -fno-omit-frame-pointer -g -o "$T/mm/crash_mm" "$T/mm/crash.c"; then
-    expect module_mismatch "1" "$T/mm/core|$T/mm/crash_mm" "" -- "$T/mm/core"
+MUT="core of $W/mm/crash_mm, binary rebuilt with -DVARIANT after the crash"
+mkdir "$W/mm" && cp "$W/base/crash.c" "$W/mm/"
+if make_core "$W/mm" crash_mm &&
+    gcc -DVARIANT -O2 -fno-omit-frame-pointer -g -o "$W/mm/crash_mm" "$W/mm/crash.c"; then
+    expect module_mismatch "1" "$W/mm/core|$W/mm/crash_mm" "" -- "$W/mm/core"
     if [ "$RC" -eq 1 ]; then
-        if grep -qF -- "$T/mm/crash_mm" "$T/out" "$T/err"; then
+        if grep -qF -- "$W/mm/crash_mm" "$W/out" "$W/err"; then
             pass module_mismatch.names_module
         else
-            fail module_mismatch.names_module "the mismatched $T/mm/crash_mm is named nowhere; cmd: $LAST_CMD; stderr: $(first_err)"
+            fail module_mismatch.names_module "the mismatched $W/mm/crash_mm is named nowhere; cmd: $LAST_CMD; stderr: $(first_err)"
         fi
     else
         skip module_mismatch.names_module "exit $RC above"
@@ -590,11 +582,11 @@ fi
 # gets the same CFA as f's: the walk must stop (exit 1) with a stop_reason
 # about a cycle / a stack that does not grow, in bounded time.
 if mk fp_cycle fp-cycle 0; then
-    expect fp_cycle "1" "" "" -- --json "$T/fp_cycle.core"
+    expect fp_cycle "1" "" "" -- --json "$W/fp_cycle.core"
     if [ "$RC" -lt 124 ]; then
         # fp_cycle.json: --json output parses, some thread has a stop_reason
         # that mentions a cycle / loop / non-growing stack
-        if sr=$(python3 - "$T/out" <<'EOF'
+        if sr=$(python3 - "$W/out" <<'EOF'
 import json, re, sys
 try:
     doc = json.load(open(sys.argv[1]))
@@ -628,9 +620,9 @@ EOF
         skip fp_cycle.json "corestack crashed or hung above"
     fi
     # fp_cycle.text: the same core without --json -> exit 1 as well
-    expect fp_cycle.text "1" "" "" -- "$T/fp_cycle.core"
+    expect fp_cycle.text "1" "" "" -- "$W/fp_cycle.core"
     # fp_cycle.frames: the trustworthy frames g and f are still printed
-    if [ "$RC" -lt 124 ] && grep -qw g "$T/out" && grep -qw f "$T/out"; then
+    if [ "$RC" -lt 124 ] && grep -qw g "$W/out" && grep -qw f "$W/out"; then
         pass fp_cycle.frames
     else
         fail fp_cycle.frames "text output lacks the trustworthy frames g and f (exit $RC); cmd: $LAST_CMD; mutation: $MUT"
@@ -644,7 +636,7 @@ fi
 # -> exit 0 or 1, bounded, no crash.
 for seed in 1 2; do
     mk garbage_stack.seed$seed garbage-stack $seed &&
-        expect garbage_stack.seed$seed "0 1" "" "" -- "$T/garbage_stack.seed$seed.core"
+        expect garbage_stack.seed$seed "0 1" "" "" -- "$W/garbage_stack.seed$seed.core"
 done
 
 # ---------------------------------------------------------------------------
@@ -654,19 +646,19 @@ done
 
 # PT_NOTE p_offset = 2^63: no notes, so no threads -> 2
 mk phdr_lies.note_offset_2e63 phset note offset 0x8000000000000000 &&
-    expect phdr_lies.note_offset_2e63 "2" "$T/phdr_lies.note_offset_2e63.core" "" -- "$T/phdr_lies.note_offset_2e63.core"
+    expect phdr_lies.note_offset_2e63 "2" "$W/phdr_lies.note_offset_2e63.core" "" -- "$W/phdr_lies.note_offset_2e63.core"
 # PT_NOTE p_filesz = 2^63: the notes are read up to the end of the file
 mk phdr_lies.note_filesz_2e63 phset note filesz 0x8000000000000000 &&
-    expect phdr_lies.note_filesz_2e63 "1 2" "$T/phdr_lies.note_filesz_2e63.core" "" -- "$T/phdr_lies.note_filesz_2e63.core"
+    expect phdr_lies.note_filesz_2e63 "1 2" "$W/phdr_lies.note_filesz_2e63.core" "" -- "$W/phdr_lies.note_filesz_2e63.core"
 # the stack PT_LOAD: p_memsz = 2^63 (vaddr + memsz wraps)
 mk phdr_lies.load_memsz_2e63 phset stack memsz 0x8000000000000000 &&
-    expect phdr_lies.load_memsz_2e63 "0 1 2" "$T/phdr_lies.load_memsz_2e63.core" "" -- "$T/phdr_lies.load_memsz_2e63.core"
+    expect phdr_lies.load_memsz_2e63 "0 1 2" "$W/phdr_lies.load_memsz_2e63.core" "" -- "$W/phdr_lies.load_memsz_2e63.core"
 # the stack PT_LOAD: p_vaddr = 2^63 (the stack is gone from where rsp points)
 mk phdr_lies.load_vaddr_2e63 phset stack vaddr 0x8000000000000000 &&
-    expect phdr_lies.load_vaddr_2e63 "1 2" "" "" -- "$T/phdr_lies.load_vaddr_2e63.core"
+    expect phdr_lies.load_vaddr_2e63 "1 2" "" "" -- "$W/phdr_lies.load_vaddr_2e63.core"
 # NT_FILE count = 2^63 (count * 24 overflows)
 mk nt_file_lies.count_2e63 ntfile-count 0x8000000000000000 &&
-    expect nt_file_lies.count_2e63 "0 1 2" "$T/nt_file_lies.count_2e63.core|$mapped" "" -- "$T/nt_file_lies.count_2e63.core"
+    expect nt_file_lies.count_2e63 "0 1 2" "$W/nt_file_lies.count_2e63.core|$mapped" "" -- "$W/nt_file_lies.count_2e63.core"
 
 # ---------------------------------------------------------------------------
 # Size: a core that really has a million NT_FILE entries (66 MB of notes) or
@@ -677,31 +669,31 @@ TIMEOUT=60
 # nt_file_lies.million: 1,000,000 NT_FILE entries, 999,985 of them naming
 # files that do not exist -> frames printed, exit 0 or 1
 if mk nt_file_lies.million ntfile-many 1000000; then
-    expect nt_file_lies.million "0 1" "$T/nt_file_lies.million.core|$mapped|/nonexistent/" "" -- "$T/nt_file_lies.million.core"
+    expect nt_file_lies.million "0 1" "$W/nt_file_lies.million.core|$mapped|/nonexistent/" "" -- "$W/nt_file_lies.million.core"
     # nt_file_lies.million.bounded_output: the crashed thread's frames, and a
     # bounded number of warnings (not one per missing file)
-    nerr=$(wc -l <"$T/err")
+    nerr=$(wc -l <"$W/err")
     if [ "$RC" -ge 124 ]; then
         skip nt_file_lies.million.bounded_output "corestack crashed or hung above"
-    elif ! grep -qw g "$T/out" || ! grep -qw main "$T/out"; then
+    elif ! grep -qw g "$W/out" || ! grep -qw main "$W/out"; then
         fail nt_file_lies.million.bounded_output "the frames g and main are missing (exit $RC)"
     elif [ "$nerr" -gt 100 ]; then
         fail nt_file_lies.million.bounded_output "$nerr lines on stderr: not bounded"
     else
         pass nt_file_lies.million.bounded_output
     fi
-    rm -f "$T/nt_file_lies.million.core"
+    rm -f "$W/nt_file_lies.million.core"
 else
     skip nt_file_lies.million.bounded_output "mkbad ntfile-many failed"
 fi
 # threads_100k: 100,000 NT_PRSTATUS notes (the crashed thread, then copies
 # with zero registers) -> every thread printed, exit 0 or 1
 if mk threads_100k threads 100000 zero; then
-    expect threads_100k "0 1" "$T/threads_100k.core" "" -- "$T/threads_100k.core"
+    expect threads_100k "0 1" "$W/threads_100k.core" "" -- "$W/threads_100k.core"
     # threads_100k.count: 100,000 thread headers; the crashed thread first,
     # unwound through g, f and main
-    nth=$(grep -c '^Thread ' "$T/out")
-    first=$(awk '/^Thread /{n++} n==1' "$T/out")
+    nth=$(grep -c '^Thread ' "$W/out")
+    first=$(awk '/^Thread /{n++} n==1' "$W/out")
     if [ "$RC" -ge 124 ]; then
         skip threads_100k.count "corestack crashed or hung above"
     elif [ "$nth" -ne 100000 ]; then
@@ -712,7 +704,7 @@ if mk threads_100k threads 100000 zero; then
     else
         pass threads_100k.count
     fi
-    rm -f "$T/threads_100k.core"
+    rm -f "$W/threads_100k.core"
 else
     skip threads_100k.count "mkbad threads failed"
 fi
@@ -727,7 +719,7 @@ stop_reason_matches() {
         skip "$name" "corestack crashed or hung above"
         return
     fi
-    sr=$(grep -o '"stop_reason": *"[^"]*"' "$T/out" | head -n 1)
+    sr=$(grep -o '"stop_reason": *"[^"]*"' "$W/out" | head -n 1)
     if echo "$sr" | grep -Eqi -- "$re"; then
         pass "$name"
     else
@@ -739,7 +731,7 @@ stop_reason_matches() {
 # would lie below f's: the walk stops (exit 1) saying the stack did not grow,
 # and does not pass for a clean end.
 if mk sp_down sp-down; then
-    expect sp_down "1" "" "" -- --json "$T/sp_down.core"
+    expect sp_down "1" "" "" -- --json "$W/sp_down.core"
     stop_reason_matches sp_down.reason "grow"
 else
     skip sp_down.reason "mkbad sp-down failed"
@@ -747,8 +739,8 @@ fi
 
 # A base core without CFI: main -> a -> b -> c -> d, d writes through NULL;
 # only frame records and prologue analysis lead outward.
-mkdir "$T/deep"
-cat >"$T/deep/crash.c" <<'EOF'
+mkdir "$W/deep"
+cat >"$W/deep/crash.c" <<'EOF'
 volatile int sink_v;
 __attribute__((noinline)) void sink(void) { sink_v++; }
 __attribute__((noinline)) void d(int *p) { sink(); *p = 42; sink(); __asm__ volatile(""); }
@@ -763,16 +755,16 @@ int main(int argc, char **argv)
 }
 EOF
 if MAKE_CORE_CFLAGS="-O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables" \
-    make_core "$T/deep" chain; then
+    make_core "$W/deep" chain; then
     SAVED_BASE=$BASE
-    BASE=$T/deep/core
+    BASE=$W/deep/core
     # fp_cycle.two_records / three_records: the frame-pointer chain loops
     # back to its first record after 2 / 3 records -> exit 1, the stack did
     # not grow
     for cyc in "two_records 1" "three_records 2"; do
         n=fp_cycle.${cyc% *}
         if mk "$n" fp-backlink "${cyc#* }"; then
-            expect "$n" "1" "" "" -- --json "$T/$n.core"
+            expect "$n" "1" "" "" -- --json "$W/$n.core"
             stop_reason_matches "$n.reason" "grow"
         else
             skip "$n.reason" "mkbad fp-backlink failed"
@@ -780,7 +772,7 @@ if MAKE_CORE_CFLAGS="-O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables
     done
     # sp_down.nocfi: the same as sp_down, followed by frame records only
     if mk sp_down.nocfi sp-down; then
-        expect sp_down.nocfi "1" "" "" -- --json "$T/sp_down.nocfi.core"
+        expect sp_down.nocfi "1" "" "" -- --json "$W/sp_down.nocfi.core"
         stop_reason_matches sp_down.nocfi.reason "grow"
     else
         skip sp_down.nocfi.reason "mkbad sp-down failed"
@@ -796,28 +788,28 @@ fi
 # output and every warning show it escaped (\n, \x1b), each on its one line.
 evil=$'/tmp/x\n#9  0xdead in evil () at x.c:1\n\e[2J'
 if [ -n "$exe" ] && mk terminal_injection ntfile-rename "$exe" "$evil"; then
-    run_cs "$T/terminal_injection.core"
+    run_cs "$W/terminal_injection.core"
     why=$(crash_reason)
     if [ -n "$why" ]; then
         fail terminal_injection "$why"
-    elif grep -q '^#9  0xdead' "$T/out" "$T/err"; then
-        fail terminal_injection "a forged frame line: $(grep -h '^#9  0xdead' "$T/out" "$T/err" | head -1)"
-    elif grep -q $'\e' "$T/out" "$T/err"; then
+    elif grep -q '^#9  0xdead' "$W/out" "$W/err"; then
+        fail terminal_injection "a forged frame line: $(grep -h '^#9  0xdead' "$W/out" "$W/err" | head -1)"
+    elif grep -q $'\e' "$W/out" "$W/err"; then
         fail terminal_injection "an escape character reached the output"
-    elif grep -v '^$' "$T/err" | grep -qv '^corestack: '; then
-        fail terminal_injection "a warning broken into lines: $(grep -v '^$' "$T/err" | grep -v '^corestack: ' | head -1)"
-    elif ! grep -qF 'x\n#9  0xdead in evil () at x.c:1\n\x1b[2J' "$T/out" "$T/err"; then
-        fail terminal_injection "the name is not shown escaped: $(head -c 300 "$T/err")"
+    elif grep -v '^$' "$W/err" | grep -qv '^corestack: '; then
+        fail terminal_injection "a warning broken into lines: $(grep -v '^$' "$W/err" | grep -v '^corestack: ' | head -1)"
+    elif ! grep -qF 'x\n#9  0xdead in evil () at x.c:1\n\x1b[2J' "$W/out" "$W/err"; then
+        fail terminal_injection "the name is not shown escaped: $(head -c 300 "$W/err")"
     else
         pass terminal_injection
     fi
     # the shell's module list and frame details
     LAST_CMD="corestack -i terminal_injection.core; info sharedlibrary; info frame"
     printf 'info sharedlibrary\nframe 1\ninfo frame\n' |
-        timeout "$TIMEOUT" "$CS" -i "$T/terminal_injection.core" >"$T/out" 2>"$T/err"
+        timeout "$TIMEOUT" "$CS" -i "$W/terminal_injection.core" >"$W/out" 2>"$W/err"
     RC=$?
     if [ $RC -ge 124 ]; then fail terminal_injection.shell "exit status $RC"
-    elif grep -q $'\e' "$T/out" "$T/err" || grep -q '^#9  0xdead' "$T/out"; then
+    elif grep -q $'\e' "$W/out" "$W/err" || grep -q '^#9  0xdead' "$W/out"; then
         fail terminal_injection.shell "raw control characters in the shell's output"
     else pass terminal_injection.shell; fi
 fi
@@ -825,17 +817,16 @@ fi
 # shrunk_while_open: the core loses its tail while corestack has it open (the shell keeps it
 # open between commands).  Reading a thread's stack from the lost part is a failed read that
 # stops the walk with its reason, never SIGBUS (as reading through the file's mapping was).
-TP=$TOP/$BUILD/tests/threads-g
-case $BUILD in /*) TP=$BUILD/tests/threads-g ;; esac
-if [ -x "$TP" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$T/shrink.core" "$TP" >/dev/null 2>&1; then
+TP=$T/threads-g
+if [ -x "$TP" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$W/shrink.core" "$TP" >/dev/null 2>&1; then
     LAST_CMD="corestack -i shrink.core; the core truncated to 64 KiB; thread 3; bt"
-    { sleep 1; truncate -s 65536 "$T/shrink.core"; printf 'thread 3\nbt\n'; } |
-        timeout "$TIMEOUT" "$CS" -i "$T/shrink.core" >"$T/out" 2>"$T/err"
+    { sleep 1; truncate -s 65536 "$W/shrink.core"; printf 'thread 3\nbt\n'; } |
+        timeout "$TIMEOUT" "$CS" -i "$W/shrink.core" >"$W/out" 2>"$W/err"
     rc=$?
     if [ $rc -ge 124 ]; then
         fail shrunk_while_open "exit status $rc (a signal or the timeout)"
-    elif ! grep -q '^(walk stopped: cannot read memory at ' "$T/out"; then
-        fail shrunk_while_open "thread 3's walk did not stop on a failed read: $(tail -3 "$T/out" | tr '\n' '|')"
+    elif ! grep -q '^(walk stopped: cannot read memory at ' "$W/out"; then
+        fail shrunk_while_open "thread 3's walk did not stop on a failed read: $(tail -3 "$W/out" | tr '\n' '|')"
     else
         pass shrunk_while_open
     fi
@@ -846,17 +837,17 @@ fi
 # shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
 # LD_PRELOAD shim around libelf's elf_getdata_rawchunk).  Reading notes through the file's
 # mapping died of SIGBUS there; they are read with pread, so it is a one-line "truncated".
-if [ -n "${TP:-}" ] && [ -e "$T/shrink.core" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$T/notes.core" "$TP" >/dev/null 2>&1 &&
-   gcc -shared -fPIC -o "$T/shrink_notes.so" "$TOP/tests/badinput/shrink_notes.c" -ldl 2>"$T/err"; then
+if [ -n "${TP:-}" ] && [ -e "$W/shrink.core" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$W/notes.core" "$TP" >/dev/null 2>&1 &&
+   gcc -shared -fPIC -o "$W/shrink_notes.so" "$TOP/tests/badinput/shrink_notes.c" -ldl 2>"$W/err"; then
     LAST_CMD="corestack notes.core, truncated when its notes are read"
-    SHRINK_PATH=$T/notes.core LD_PRELOAD=$T/shrink_notes.so \
+    SHRINK_PATH=$W/notes.core LD_PRELOAD=$W/shrink_notes.so \
         ASAN_OPTIONS=verify_asan_link_order=0:$ASAN_OPTIONS \
-        timeout "$TIMEOUT" "$CS" "$T/notes.core" >"$T/out" 2>"$T/err"
+        timeout "$TIMEOUT" "$CS" "$W/notes.core" >"$W/out" 2>"$W/err"
     RC=$?
     if [ $RC != 2 ]; then
         fail shrunk_while_notes_read "exit status $RC, want 2"
-    elif [ "$(wc -l < "$T/err")" != 1 ] || ! grep -q "^corestack: $T/notes.core: file is truncated: it shrank while its notes" "$T/err"; then
-        fail shrunk_while_notes_read "message: $(head -3 "$T/err")"
+    elif [ "$(wc -l < "$W/err")" != 1 ] || ! grep -q "^corestack: $W/notes.core: file is truncated: it shrank while its notes" "$W/err"; then
+        fail shrunk_while_notes_read "message: $(head -3 "$W/err")"
     else
         pass shrunk_while_notes_read
     fi

@@ -7,20 +7,11 @@
 # cannot be written and the size bounds change nothing in the output.  Also: without
 # DEBUGINFOD_URLS, libdebuginfod.so is not loaded.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.  KEEP=1 keeps the work dir.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
-W=$(mktemp -d)
-[ -n "$KEEP" ] && echo "work dir $W"
-trap '[ -n "$KEEP" ] || { chmod -R u+w "$W" 2>/dev/null; rm -rf "$W"; }' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 unset DEBUGINFOD_URLS CORESTACK_DEBUG_CACHE CORESTACK_DEBUG_CACHE_FILE_MAX CORESTACK_DEBUG_CACHE_TOTAL_MAX
 export DEBUGINFOD_CACHE_PATH=$W/debuginfod-cache
 export XDG_CACHE_HOME=$W/xdg
 C=$XDG_CACHE_HOME/corestack/debug
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 
 # "function file:line [inlined]" of thread 0's frames in corestack --json output (a line
 # "no JSON" when there is none)
@@ -87,10 +78,12 @@ expect="check inlined.c:$(line_of check) inlined
 middle inlined.c:$(line_of middle) inlined
 outer inlined.c:$(line_of outer)
 main inlined.c:$(line_of main)"
-right() {   # name: the frames of run NAME are the expected ones
+right() {   # name: the frames of run NAME are the expected ones, and its walks are complete
 	local got
 	got=$(grep -A3 '^check ' "$W/$1.frames" | sed 's/^outer[.a-z]* /outer /; s/ $//')
-	[ "$got" = "$expect" ]
+	[ "$got" = "$expect" ] && python3 -c '
+import json, sys
+sys.exit(not all(t["complete"] for t in json.load(open(sys.argv[1]))["threads"]))' "$W/$1.json" 2>/dev/null
 }
 same() {   # a b: runs A and B printed the same text and JSON
 	cmp -s "$W/$1.txt" "$W/$2.txt" && cmp -s "$W/$1.json" "$W/$2.json"

@@ -5,27 +5,15 @@
 # of each: corrupt and truncated streams, bogus package notes, malformed perf maps.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.  KEEP=1 keeps (and names) the
 # work directory.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
-SRC=$(pwd)
-W=$(mktemp -d)
-[ -n "$KEEP" ] && echo "work dir $W"
+. "$(dirname "$0")/lib/common.sh" || exit 1
+SRC=$TOP
 dpid=
 nodemap=
-cleanup() {
-	if [ -n "$dpid" ]; then kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; fi
-	[ -n "$nodemap" ] && rm -f "$nodemap"
-	[ -n "$KEEP" ] || rm -rf "$W"
-}
-trap cleanup EXIT
+at_exit 'if [ -n "$dpid" ]; then kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; fi
+[ -n "$nodemap" ] && rm -f "$nodemap"'
 # no test may reach a debuginfod server it did not start
 unset DEBUGINFOD_URLS
 export DEBUGINFOD_CACHE_PATH=$W/debuginfod-cache
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 
 # "function file:line" of thread 0's frames in corestack --json output, one per line
 frames() { python3 -c '
@@ -50,9 +38,9 @@ err_line() {   # name want rc errfile corename pattern
 
 gcc -O2 -g -fno-omit-frame-pointer -o "$W/segv" tests/progs/segv.c || { fail files-build gcc; exit 0; }
 python3 tests/lib/mkcore.py crash "$W/core" "$W/segv" 2>"$W/mk.err" || { fail files-core "$(cat "$W/mk.err")"; exit 0; }
-"$CS" --json "$W/core" > "$W/plain.json" 2>/dev/null
+"$CS" --json "$W/core" > "$W/plain.json" 2>/dev/null; rc=$?
 want=$(funcs "$W/plain.json")
-[ "$want" = "crasher middle main " ] && pass files-plain-core || { fail files-plain-core "$want"; exit 0; }
+[ "$want" = "crasher middle main " ] && [ $rc = 0 ] && pass files-plain-core || { fail files-plain-core "exit $rc: $want"; exit 0; }
 
 # ---- compressed cores, read directly and on standard input -----------------------------
 for fmt in zst xz lz4; do
@@ -324,7 +312,10 @@ else
 	else
 		jit() { python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("no JSON: %s" % e); sys.exit(1)
 fs = d["threads"][0]["frames"]
 hot = [i for i, f in enumerate(fs) if (f["function"] or "").startswith("JS:^hotLoop ")]
 if not hot: print("no hotLoop frame"); sys.exit(1)

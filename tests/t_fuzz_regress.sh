@@ -7,9 +7,8 @@
 # prints its frames and the stop reason on stderr) and stderr must match the extended regex
 # in FILE.expect too.  Prints PASS/FAIL/SKIP lines on stdout; always exits 0.
 set -u
-exec 3>&1 1>&2
-BUILD=${BUILD:-build}
-TOP=$PWD
+. "$(dirname "$0")/lib/common.sh" || exit 1
+exec 1>&2               # result lines go to file descriptor 3 (common.sh), the rest to stderr
 TIMEOUT=60
 VCAP=2000000            # KiB of address space per run (not with ASan)
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:${ASAN_OPTIONS:-}
@@ -23,7 +22,7 @@ for h in core unwind corewalk; do
         [ -f "$f" ] || continue
         case $f in *.expect) continue ;; esac
         name=fuzz_regress.$h.$(basename "$f")
-        if [ ! -x "$r" ]; then echo "SKIP $name: $r not built" >&3; continue; fi
+        if [ ! -x "$r" ]; then skip "$name" "$r not built"; continue; fi
         vcap=$VCAP
         ldd "$r" 2>/dev/null | grep -q libasan && vcap=
         want=
@@ -33,14 +32,14 @@ for h in core unwind corewalk; do
           exec timeout -k 5 "$TIMEOUT" "$r" "$f" ) >/dev/null 2>"$BUILD/fuzz/last.err"
         rc=$?
         if [ "$rc" -eq 0 ] && [ -n "$want" ] && ! grep -Eq -- "$want" "$BUILD/fuzz/last.err"; then
-            echo "FAIL $name: the output does not match /$want/: $(tail -n 1 "$BUILD/fuzz/last.err")" >&3
+            fail "$name" "the output does not match /$want/: $(tail -n 1 "$BUILD/fuzz/last.err")"
         elif [ "$rc" -eq 0 ]; then
-            echo "PASS $name" >&3
+            pass "$name"
         else
             why="exit $rc"
             [ "$rc" -eq 124 ] && why="timed out after ${TIMEOUT}s"
             [ "$rc" -gt 128 ] && [ "$rc" -ne 124 ] && why="killed by signal $((rc - 128))"
-            echo "FAIL $name: $why; cmd: $r $f" >&3
+            fail "$name" "$why; cmd: $r $f"
             head -n 30 "$BUILD/fuzz/last.err" >&2
         fi
     done

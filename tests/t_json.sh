@@ -8,18 +8,7 @@
 # cfa and note (tests/lib/json_vs_text.py).  --json-lines and the array of several cores
 # must hold the same documents.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$(pwd)/$BUILD ;; esac
-CS=$B/corestack
-T=$B/tests
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-check() { local n=$1; shift; local out; if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -3 | tr '\n' ' ')"; fi; }
+. "$(dirname "$0")/lib/common.sh" || exit 1
 
 [ -x "$CS" ] || { skip json "$CS not built"; exit 0; }
 [ -x "$T/threads-cfi-stripped" ] || { skip json "$T/threads-cfi-stripped not built (make test-progs)"; exit 0; }
@@ -30,9 +19,21 @@ python3 tests/lib/mkcore.py crash "$W/strip.core" "$T/threads-cfi-stripped" >/de
 	{ fail json-core-stripped "$(cat "$W/mk.err")"; exit 0; }
 
 for c in many strip; do
-	"$CS" --json "$W/$c.core" > "$W/$c.json" 2>/dev/null
+	"$CS" --json "$W/$c.core" > "$W/$c.json" 2>"$W/$c.err"
+	echo $? > "$W/$c.rc"
 	"$CS" -v "$W/$c.core" > "$W/$c.txt" 2>/dev/null
 	"$CS" --json-lines "$W/$c.core" > "$W/$c.lines" 2>/dev/null
+done
+# the documents compared below are of complete walks: exit 0, every thread to its outermost
+# frame (two documents that agree on walks cut short would prove little)
+for c in many strip; do
+	check "json-$c-complete" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + ".json"))
+rc = open(sys.argv[1] + ".rc").read().strip()
+stopped = ["%s: %s" % (t["tid"], t["stop_reason"]) for t in d["threads"] if t["complete"] is not True]
+sys.exit("exit %s, stopped early: %s %s" % (rc, stopped[:3], open(sys.argv[1] + ".err").read()[:200])
+         if rc != "0" or stopped else 0)' "$W/$c"
 done
 check json-many-threads-as-text python3 tests/lib/json_vs_text.py "$W/many.json" "$W/many.txt" 61
 check json-stripped-as-text python3 tests/lib/json_vs_text.py "$W/strip.json" "$W/strip.txt" 2

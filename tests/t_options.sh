@@ -2,15 +2,9 @@
 # Option tests: -p PID (a live process), -e EXE (a moved executable), --sysroot DIR (a core
 # read against a copy of its files), a build-id mismatch, -n, and --help/--version.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
-W=$(mktemp -d)
-trap 'kill $pid 2>/dev/null; rm -rf "$W"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
 pid=
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+at_exit 'kill $pid 2>/dev/null'
 
 # functions of thread N (0-based) in corestack --json output, one per line
 funcs() { python3 -c '
@@ -31,8 +25,10 @@ if [ $rc -gt 1 ]; then
 else
 	main=$(funcs "$W/live.json" 0 | tr '\n' ' ')
 	other=$(funcs "$W/live.json" 1 | tr '\n' ' ')
-	case "$main" in *"wait_main main "*) pass live-main-thread ;; *) fail live-main-thread "got: $main" ;; esac
-	case "$other" in *"wait_worker worker start_thread "*) pass live-worker-thread ;; *) fail live-worker-thread "got: $other" ;; esac
+	# both walks reach the thread's outermost frame: exit 0
+	[ $rc = 0 ] && pass live-complete || fail live-complete "exit $rc: $(head -1 "$W/live.err")"
+	case "$main" in *"wait_main main __libc_start_call_main __libc_start_main _start ") pass live-main-thread ;; *) fail live-main-thread "got: $main" ;; esac
+	case "$other" in *"wait_worker worker start_thread __clone3 ") pass live-worker-thread ;; *) fail live-worker-thread "got: $other" ;; esac
 	# the process must be left running (detached), not killed or stopped
 	if kill -0 "$pid" 2>/dev/null && ! grep -q '^State:.*[tT]' /proc/$pid/status; then
 		pass live-detached
@@ -57,8 +53,9 @@ if [ ! -f "$core" ]; then
 	fail options-core "no core"
 	exit 0
 fi
-"$CS" --json "$core" > "$W/base.json" 2>/dev/null
-[ "$(funcs "$W/base.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] && pass core-baseline || fail core-baseline "$(funcs "$W/base.json" 0 | tr '\n' ' ')"
+"$CS" --json "$core" > "$W/base.json" 2>/dev/null; rc=$?
+[ "$(funcs "$W/base.json" 0 | tr '\n' ' ')" = "crash_here main __libc_start_call_main __libc_start_main _start " ] && [ $rc = 0 ] &&
+	pass core-baseline || fail core-baseline "exit $rc: $(funcs "$W/base.json" 0 | tr '\n' ' ')"
 
 # -e: the executable moved away; without -e its frames have no names, with -e they do
 mv "$W/waiter" "$W/moved"

@@ -10,23 +10,12 @@
 # memory, a core without its executable, and every core (plus hostile variants) with `bt`
 # and `fpbt` on every thread: gdb must never abort.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-TOP=$(pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-CS=$B/corestack
+. "$(dirname "$0")/lib/common.sh" || exit 1
 SCRIPT=$B/corestack.gdb
-T=$B/tests
 CHECK=$TOP/tests/plugin/check_gdb.py
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
 # the plugin makes its fpbt directory under TMPDIR: every gdb here must remove its own
 mkdir -p "$W/tmp"
 export TMPDIR=$W/tmp
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 
 if [ ! -f "$B/corestack-gdb.so" ] || [ ! -f "$SCRIPT" ] || [ ! -x "$CS" ]; then
 	skip plugin "$B/corestack-gdb.so, $SCRIPT or $CS not built (make)"

@@ -11,25 +11,15 @@
 #   continue  after the breakpoint is deleted the program exits normally: the flush left
 #             its pc, npc and registers as they were.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-TOP=$(pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-CS=$B/corestack
+. "$(dirname "$0")/lib/common.sh" || exit 1
 SCRIPT=$B/corestack.gdb
 CHECK=$TOP/tests/plugin/check_gdb.py
 FIX=$TOP/tests/sparc/fixtures
 SYSROOT=/usr/sparc64-linux-gnu
-W=$(mktemp -d)
 QPID=
-cleanup() { [ -n "$QPID" ] && kill "$QPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
+at_exit '[ -n "$QPID" ] && kill "$QPID" 2>/dev/null; wait 2>/dev/null'
 mkdir -p "$W/tmp"
 export TMPDIR=$W/tmp
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 
 if [ ! -f "$B/corestack-gdb.so" ] || [ ! -f "$SCRIPT" ] || [ ! -x "$CS" ]; then
 	skip plugin-sparc "$B/corestack-gdb.so, $SCRIPT or $CS not built (make)"; exit 0

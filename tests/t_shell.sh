@@ -4,16 +4,9 @@
 # CLI's text, the core's bytes and objdump), then one session in a real terminal under
 # tmux: Tab completion of a symbol name, history recall with the Up arrow, the history
 # file kept across sessions.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) CS=$BUILD/corestack; T=$BUILD/tests ;; *) CS=$(pwd)/$BUILD/corestack; T=$(pwd)/$BUILD/tests ;; esac
-W=$(mktemp -d)
+. "$(dirname "$0")/lib/common.sh" || exit 1
 SOCK=cst-shell-$$
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$W"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
+at_exit 'tmux -L "$SOCK" kill-server 2>/dev/null'
 
 for p in segv-g threads-g tail-fp leaf-fp; do
 	[ -x "$T/$p" ] || { skip shell "no $T/$p (make test-progs)"; exit 0; }

@@ -6,17 +6,16 @@
 # Prints PASS/FAIL/SKIP lines (details of a failure indented) and always exits 0.
 # Needs no qemu and no cross compiler: only the sparc64 and 32-bit sparc C libraries
 # of the cross sysroot (Debian: libc6-sparc64-cross, libc6-sparc-sparc64-cross).
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib/common.sh" || exit 1
 S=tests/sparc
 SYSROOT=/usr/sparc64-linux-gnu
 
-if [ ! -x "$BUILD/corestack" ]; then
-    echo "SKIP sparc: $BUILD/corestack not built"; exit 0
+if [ ! -x "$CS" ]; then
+    skip sparc "$CS not built"; exit 0
 fi
 for lib in lib/libc.so.6 lib64/ld-linux.so.2 lib32/libc.so.6 lib32/ld-linux.so.2; do
     if [ ! -e "$SYSROOT/$lib" ]; then
-        echo "SKIP sparc: $SYSROOT/$lib missing (make deps)"; exit 0
+        skip sparc "$SYSROOT/$lib missing (make deps)"; exit 0
     fi
 done
 seen=" "
@@ -28,14 +27,14 @@ while read -r name binary expected rest; do
     seen="$seen$test "
     core=$S/fixtures/$name.core
     if [ ! -e "$core" ] || [ ! -e "$S/fixtures/$binary" ]; then
-        echo "FAIL $test: $core or its binary is missing (make fixtures)"; continue
+        fail "$test" "$core or its binary is missing (make fixtures)"; continue
     fi
     # shellcheck disable=SC2086
-    if out=$(python3 tests/lib/check_frames.py --corestack "$BUILD/corestack" --sysroot "$SYSROOT" \
+    if out=$(python3 tests/lib/check_frames.py --corestack "$CS" --sysroot "$SYSROOT" \
             --exe "$S/fixtures/$binary" $opts "$S/expected/$expected" "$core" 2>&1); then
-        echo "PASS $test"
+        pass "$test"
     else
-        echo "FAIL $test: $(head -n 1 <<< "$out")"
+        fail "$test" "$(head -n 1 <<< "$out")"
         tail -n +2 <<< "$out" | sed 's/^/    /'
     fi
 done < $S/fixtures.list

@@ -4,10 +4,9 @@
 # spread addresses of the test programs (every build), of libraries with many aliases
 # (glibc, with its debug file when libc6-dbg is installed; libdw; capstone) and of the
 # SPARC cross glibc (big-endian, 64- and 32-bit).  Prints PASS/FAIL/SKIP lines; exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-CHECK=$BUILD/tests/check_symindex
-[ -x "$CHECK" ] || { echo "SKIP symindex: no $CHECK (make check builds it)"; exit 0; }
+. "$(dirname "$0")/lib/common.sh" || exit 1
+CHECK=$T/check_symindex
+[ -x "$CHECK" ] || { skip symindex "no $CHECK (make check builds it)"; exit 0; }
 
 run() {        # run NAME FILE...
 	local name=$1
@@ -18,24 +17,24 @@ run() {        # run NAME FILE...
 	local total
 	total=$(echo "$out" | awk '/addresses/ { n += $2 } END { print n + 0 }')
 	if [ $rc -eq 0 ] && [ "$total" -gt 0 ]; then
-		echo "PASS symindex-$name ($total addresses agree)"
+		pass "symindex-$name ($total addresses agree)"
 	elif [ $rc -eq 0 ]; then
-		echo "FAIL symindex-$name: no address probed"
+		fail "symindex-$name" "no address probed"
 	else
-		echo "FAIL symindex-$name: $(echo "$out" | grep -v ' 0 differ' | head -3 | tr '\n' '|')"
+		fail "symindex-$name" "$(echo "$out" | grep -v ' 0 differ' | head -3 | tr '\n' '|')"
 	fi
 }
 
 progs=()
-for f in "$BUILD"/tests/*-g "$BUILD"/tests/*-cfi "$BUILD"/tests/*-fp "$BUILD"/tests/*-fpnoleaf; do
+for f in "$T"/*-g "$T"/*-cfi "$T"/*-fp "$T"/*-fpnoleaf; do
 	[ -x "$f" ] && progs+=("$f")
 done
-if [ ${#progs[@]} -gt 0 ]; then run test-programs "${progs[@]}"; else echo "SKIP symindex-test-programs: no test programs"; fi
+if [ ${#progs[@]} -gt 0 ]; then run test-programs "${progs[@]}"; else skip symindex-test-programs "no test programs"; fi
 
 for lib in /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libdw.so.1 \
 	   /usr/lib/x86_64-linux-gnu/libcapstone.so.4 /usr/sparc64-linux-gnu/lib/libc.so.6 \
 	   /usr/sparc64-linux-gnu/lib32/libc.so.6; do
 	name=$(echo "$lib" | sed 's|^/usr/||; s|/|-|g')
-	if [ -f "$lib" ]; then run "$name" "$lib"; else echo "SKIP symindex-$name: $lib is not installed"; fi
+	if [ -f "$lib" ]; then run "$name" "$lib"; else skip "symindex-$name" "$lib is not installed"; fi
 done
 exit 0

@@ -6,21 +6,8 @@
 # progress, the manual page, and examples/triage.py.
 # Cores are made by tests/lib/mkcore.py from tests/progs and examples/ programs.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$(pwd)/$BUILD ;; esac
-CS=${CORESTACK:-$B/corestack}
-case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
-T=$B/tests
+. "$(dirname "$0")/lib/common.sh" || exit 1
 E=$B/examples
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-# check NAME CONDITION-COMMAND... : PASS when the command succeeds, else FAIL with its output
-check() { local n=$1; shift; local out; if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -3 | tr '\n' ' ')"; fi; }
 
 if [ ! -x "$CS" ]; then skip triage "$CS not built"; exit 0; fi
 mk() { # mk NAME PROG [ARGS]: a core of PROG in $W/NAME.core

@@ -4,7 +4,9 @@ against the core's own memory: on x86-64 the return address of a frame is stored
 CFA - 8 (psABI 3.2.2, the call pushes it just below the caller's stack pointer), so the word
 there must be the pc of the next real frame outward (lost tail calls, which have no frame of
 their own, are skipped; signal frames are not checked).  Inlined frames must carry their
-function's CFA.  Prints PASS/FAIL lines; the name is the core's base name."""
+function's CFA.  corestack must exit 0 and every thread's walk must be complete (the test
+programs' threads all unwind to their outermost frame).  Prints PASS/FAIL lines; the name is
+the core's base name."""
 import json, os, struct, subprocess, sys
 
 
@@ -30,11 +32,21 @@ def word(d, segs, addr):
 def main():
     cs, core = sys.argv[1], sys.argv[2]
     name = "cfa-" + os.path.basename(core)
-    doc = json.loads(subprocess.run([cs, "--json", core], stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True).stdout)
+    p = subprocess.run([cs, "--json", core], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        print("FAIL %s: corestack exited %d, no JSON (%s): %s" % (name, p.returncode, e,
+                                                                 p.stderr[:200]))
+        return
     d, segs = loads(core)
     checked, bad = 0, []
+    if p.returncode != 0:
+        bad.append("corestack exited %d: %s" % (p.returncode, p.stderr[:200]))
     for t in doc["threads"]:
+        if t["complete"] is not True:
+            bad.append("thread %d: the walk stopped: %s" % (t["tid"], t["stop_reason"]))
         fr = t["frames"]
         real = [f for f in fr if f["found_by"] != "tail-call"]
         for i, f in enumerate(real):

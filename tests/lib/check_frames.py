@@ -26,9 +26,16 @@ EXPECTED has one line per frame, innermost first:
                                   --ignore-found-by drops these checks (builds with
                                   CFI, where the same chain is found from CFI)
     # comment, blank lines        ignored
+    !partial: WHY                 the walk must stop early (see below)
 FUNCTION is an fnmatch glob on the JSON "function" field, except that "??"
-stands for a null (unknown) function.  A final "..." allows any further
-frames.  corestack must exit with 0 or 1.
+stands for a null (unknown) function.  "..." may stand between frames (a
+recursion of varying depth), but the last line is the thread's real outermost
+frame (_start, __clone3): without a "!partial" line, corestack must exit 0 and
+the thread's walk must be complete ("complete": true, stop_reason "outermost
+frame").  A file whose walk cannot reach the outermost frame says why on a line
+"!partial: WHY" (WHY must not be empty); then corestack must exit 1 and the
+thread's walk must be incomplete, and the frames listed are those before the
+stop (a final "..." is then allowed).
 Exit status: 0 match; 1 mismatch or error (first output line is a one-line
 reason, then details).
 """
@@ -38,11 +45,20 @@ MARKERS = ("recovered caller", "lost tail call")
 
 
 def parse_expected(path, ignore_found_by=False):
-    """Patterns (FUNCTION, MARKER, OPTIONAL, FOUND_BY or None); None for "..."."""
+    """(patterns, partial): patterns are (FUNCTION, MARKER, OPTIONAL, FOUND_BY or None),
+    None for "..."; partial is the reason of a "!partial: WHY" line, or None."""
     pats = []
+    partial = None
     for line in open(path):
         line = line.strip()
         if not line or line.startswith("#"):
+            continue
+        if line.startswith("!"):
+            m = re.match(r"^!partial:\s*(\S.*)$", line)
+            if not m or partial is not None:
+                print("bad directive in %s: %r (one \"!partial: WHY\" line)" % (path, line))
+                sys.exit(1)
+            partial = m.group(1)
             continue
         if line == "...":
             pats.append(None)
@@ -56,7 +72,11 @@ def parse_expected(path, ignore_found_by=False):
         pats.append((m.group(2), m.group(4), bool(m.group(1)),
                      None if ignore_found_by else m.group(5),
                      None if ln is None else 0 if ln == "-" else int(ln)))
-    return pats
+    if pats and pats[-1] is None and partial is None:
+        print("bad %s: it ends in \"...\"; list the frames down to the outermost one, "
+              "or say \"!partial: WHY\"" % path)
+        sys.exit(1)
+    return pats, partial
 
 
 def frame_matches(pat, frame):
@@ -145,7 +165,7 @@ def main():
     ap.add_argument("core")
     args = ap.parse_args()
 
-    pats = parse_expected(args.expected, args.ignore_found_by)
+    pats, partial = parse_expected(args.expected, args.ignore_found_by)
     cmd = [args.corestack, "--json"] + (["-r"] if args.raw else []) + (["--sysroot", args.sysroot] if args.sysroot else []) + \
         (["-e", args.exe] if args.exe else []) + [args.core]
     try:
@@ -153,6 +173,7 @@ def main():
     except subprocess.TimeoutExpired:
         print("corestack timed out: %s" % " ".join(cmd))
         return 1
+    want_rc = 1 if partial else 0
     if p.returncode not in (0, 1):
         if p.returncode < 0:
             print("corestack was killed by signal %d" % -p.returncode)
@@ -172,10 +193,23 @@ def main():
         print(err)
         return 1
     frames = thread.get("frames") or []
-    if match(pats, frames):
+    why = None
+    if partial is not None and thread.get("complete") is not False:
+        why = "the walk is complete, but the expected file says partial (%s)" % partial
+    elif not match(pats, frames):
+        why = "frames differ"
+    elif partial is None and (thread.get("complete") is not True or
+                              thread.get("stop_reason") != "outermost frame"):
+        why = "the walk is not complete"
+    elif p.returncode != want_rc:
+        why = "corestack exited with status %d, want %d%s" % (
+            p.returncode, want_rc, " (partial: %s)" % partial if partial else
+            " (some thread's walk stopped early)")
+    if why is None:
         return 0
-    print("frames differ (tid %s, stop_reason %s, exit %d)" %
-          (thread.get("tid"), thread.get("stop_reason"), p.returncode))
+    print("%s (tid %s, complete %s, stop_reason %s, exit %d)" %
+          (why, thread.get("tid"), thread.get("complete"), thread.get("stop_reason"),
+           p.returncode))
     print("  command: %s" % " ".join(cmd))
     print("  expected:")
     for x in pats:
@@ -183,6 +217,11 @@ def main():
     print("  actual:")
     for i, f in enumerate(frames):
         print("    #%-2d %s" % (i, render_frame(f)))
+    for t in doc.get("threads") or []:
+        if t.get("complete") is not True:
+            print("  thread %s stopped: %s" % (t.get("tid"), t.get("stop_reason")))
+    for line in p.stderr.splitlines()[-5:]:
+        print("  stderr: " + line)
     return 1
 
 

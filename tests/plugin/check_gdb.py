@@ -4,7 +4,9 @@
   check_gdb.py fpbt GDBOUT JSON
       Every `fpbt` block in GDBOUT (between "@@fpbt" and "@@end" lines; a block under a
       `thread apply` header is matched to the JSON thread of its LWP, else the first thread)
-      must list the JSON thread's frames: same count, pcs, functions and markers.
+      must list the JSON thread's frames: same count, pcs, functions and markers.  The
+      plugin shares the unwinder with the CLI, so the JSON thread's walk must be complete
+      ("complete": true): agreeing with a walk that stopped early proves nothing.
   check_gdb.py bt GDBOUT JSON
       The `bt` block (between "@@bt" and "@@end"), with frame 0's pc from a "@@pc 0x..."
       line, against the JSON's first thread without its lost tail calls (gdb's own frames):
@@ -47,7 +49,10 @@ def check_fpbt(text, doc):
     if not bs:
         sys.exit("no fpbt output")
     for lwp, lines in bs:
-        want = thread(doc, lwp)["frames"]
+        t = thread(doc, lwp)
+        if t.get("complete") is not True:
+            sys.exit("thread %s: corestack's walk stopped early (%s)" % (t["tid"], t.get("stop_reason")))
+        want = t["frames"]
         got = [l for l in lines if l.startswith("#")]
         if len(got) != len(want):
             sys.exit("thread %s: fpbt printed %d frames, corestack %d:\n%s" %

@@ -61,6 +61,28 @@ def run(args, inp=None):
                           text=True, timeout=120)
 
 
+JSON_CHECKED = set()
+
+
+def json_doc(core_path):
+    """`corestack --json CORE`, the reference of the shell's output.  The shell shares
+    the unwinder with the CLI, so agreeing with it proves little unless the reference is
+    right: the first time for each core, corestack must exit 0 with every thread's walk
+    complete (shell-json-complete-CORE)."""
+    r = subprocess.run([CS, "--json", core_path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=120)
+    doc = json.loads(r.stdout)
+    if core_path not in JSON_CHECKED:
+        JSON_CHECKED.add(core_path)
+        stopped = ["%s: %s" % (t["tid"], t["stop_reason"]) for t in doc["threads"]
+                   if t["complete"] is not True]
+        report(r.returncode == 0 and not stopped,
+               "shell-json-complete-" + core_path.rsplit("/", 1)[-1].replace(".core", ""),
+               "corestack --json exited %d; threads stopped early: %s; %s" %
+               (r.returncode, stopped, r.stderr[:200]))
+    return doc
+
+
 def shell(core, cmds):
     """(banner, [output of each command], exit status): stdout and stderr together,
     split by `echo` markers between the commands."""
@@ -109,7 +131,7 @@ def objdump_func(exe, func):
 
 def check_segv(core_path, exe):
     core = Core(core_path)
-    doc = json.loads(run([CS, "--json", core_path]).stdout)
+    doc = json_doc(core_path)
     t0 = doc["threads"][0]
     jf = json_frames(t0)
     cli = run([CS, core_path]).stdout
@@ -247,7 +269,7 @@ def check_segv(core_path, exe):
 
 
 def check_threads(core_path):
-    doc = json.loads(run([CS, "--json", core_path]).stdout)
+    doc = json_doc(core_path)
     tids = [t["tid"] for t in doc["threads"]]
     _, o, rc = shell(core_path, ["threads", "thread 2", "bt", "info threads", "thread", "t 1", "bt"])
     rows = re.findall(r"^([* ]) (\d+)\s+(\d+)", o[0], re.M)
@@ -268,7 +290,7 @@ def check_threads(core_path):
 def first_marked(core_path, marker, test):
     """The crashing thread's JSON frames and the index of the first frame with MARKER, or
     None after a failure of TEST."""
-    fr = json.loads(run([CS, "--json", core_path]).stdout)["threads"][0]["frames"]
+    fr = json_doc(core_path)["threads"][0]["frames"]
     marked = [f["index"] for f in fr if f["marker"] == marker]
     if not marked:
         report(False, test, "no %s in the JSON" % marker)

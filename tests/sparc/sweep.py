@@ -20,8 +20,10 @@ A tail call appends the top frame's function to its lost chain and replaces it.
 Expected frames, innermost first: the top real frame; its lost chain (innermost first,
 [lost tail call]); the next real frame, [recovered caller] when the top frame has no window
 of its own at that instruction; and so on down to main.  corestack's frames must match
-these names and markers exactly up to main.  The programs' tail chains are all unique
-(one path of direct jumps), so corestack can know every lost function.
+these names and markers exactly up to main, and past main the walk must go on through the
+C library's start code to the thread's outermost frame (exit 0, "complete": true).  The
+programs' tail chains are all unique (one path of direct jumps), so corestack can know every
+lost function.
 """
 import argparse
 import json
@@ -128,24 +130,29 @@ class Sweep:
                             self.a.program, core], capture_output=True, text=True, timeout=60)
         want = self.truth(stack)
         try:
-            frames = json.loads(p.stdout)["threads"][0]["frames"]
+            thread = json.loads(p.stdout)["threads"][0]
+            frames = thread["frames"]
         except (ValueError, KeyError, IndexError):
-            frames = []
+            thread, frames = {}, []
         got = [(f.get("function"), f.get("marker")) for f in frames[:len(want)]]
+        # past main: at least one frame (the C library's start code), to the outermost one
+        complete = p.returncode == 0 and thread.get("complete") is True and len(frames) > len(want)
         self.total += 1
         if self.a.verbose:
             print("0x%x %s" % (pc, " ".join(n + ("[%s]" % m if m else "") for n, m in want)),
                   file=sys.stderr)
-        if got == want:
+        if got == want and complete:
             self.exact += 1
             return
         self.reports += 1
         if self.reports <= self.a.max_reports:
             show = lambda fs: ", ".join(n if not m else "%s [%s]" % (n, m) for n, m in fs)
-            print("pc 0x%x (%s+%d): expected %s\n    got %s" % (
+            print("pc 0x%x (%s+%d): expected %s\n    got %s%s" % (
                 pc, self.func_at(pc), pc - self.elf.funcs[self.func_at(pc)][0] - self.bias,
                 show(want), show([(f.get("function") or "??", f.get("marker"))
-                                  for f in frames[:len(want) + 1]])), file=sys.stderr)
+                                  for f in frames[:len(want) + 1]]),
+                "" if complete else "\n    exit %d, %d frames, walk ended: %s" % (
+                    p.returncode, len(frames), thread.get("stop_reason"))), file=sys.stderr)
 
     def step_over_call(self, ret):
         """Continues until the return address ret (the program's call into the library)."""

@@ -7,28 +7,27 @@
 # Builds nothing: `make sweep-progs` does.  The stderr of each run is kept in
 # $BUILD/tests/sweep/BUILD.log.  Always exits 0 (tests/run.sh counts the lines).
 # Env: BUILD (default build).
-cd "$(dirname "$0")/../.." || exit 0
-BUILD=${BUILD:-build}
-D=$BUILD/tests/sweep
+. "$(dirname "$0")/../lib/common.sh" || exit 1
+D=$T/sweep
 SWEEP=$D/sweep
 
 for v in fp fpnoleaf fpcfi cfi g fp-stripped cfi-stripped; do
     prog=$D/prog.$v
     syms=$D/prog.${v%-stripped}          # the unstripped twin gives the truth its functions
     if [ ! -x "$SWEEP" ]; then
-        echo "SKIP sweep-$v: $SWEEP not built (make sweep-progs)"; continue
+        skip "sweep-$v" "$SWEEP not built (make sweep-progs)"; continue
     fi
     if [ ! -x "$prog" ] || [ ! -e "$syms" ]; then
-        echo "SKIP sweep-$v: $prog not built (make sweep-progs)"; continue
+        skip "sweep-$v" "$prog not built (make sweep-progs)"; continue
     fi
     log=$D/$v.log
     out=$("$SWEEP" "$v" "$prog" "$syms" 2> "$log"); rc=$?
     # out: "sweep BUILD: N/M instructions exact (P%)"
     counts=$(sed -n 's/^sweep [^:]*: \([0-9]*\/[0-9]*\) instructions exact (\([0-9.]*%\))$/\1 (\2)/p' <<< "$out")
     if [ $rc = 0 ] && [ "${counts#* }" = "(100%)" ]; then
-        echo "PASS sweep-$v: $counts"
+        pass "sweep-$v: $counts"
     else
-        echo "FAIL sweep-$v: ${counts:-no result (exit status $rc)}"
+        fail "sweep-$v" "${counts:-no result (exit status $rc)}"
         grep -v '^sweep [^:]*: [0-9]* frames compared' "$log" | head -n 16 | sed 's/^/    /'
     fi
 done

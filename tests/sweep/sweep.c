@@ -26,7 +26,9 @@
  * function.  The truth decides that the same way, statically, from the binary's code
  * (count_paths below); in sweep_prog.c the only ambiguous chain is a1 -> b1|b2 -> final.
  * A frame matches when its lookup_pc lies in the expected function's [start, end) (ranges,
- * not names, so stripped builds compare too) and its marker is the expected one. */
+ * not names, so stripped builds compare too) and its marker is the expected one.  Past main
+ * the walk must go on through the C library's start code and end at the thread's outermost
+ * frame (cst_unwind_next returns 0: "outermost frame"), at least one frame further. */
 #include "arch.h"
 #include "error.h"
 #include "live.h"
@@ -429,6 +431,15 @@ int main(int argc, char **argv)
 			    f->marker != exp[i].marker)
 				ok = false;
 		}
+		/* past main: main's callers in libc, down to the outermost frame */
+		int past_main = 0, end_rc = 0;
+		if (ok) {
+			static struct cst_frame rest;
+			while ((end_rc = cst_unwind_next(&u, &rest)) > 0 && past_main < MAX_EXPECTED)
+				past_main++;
+			if (end_rc != 0 || past_main == 0)
+				ok = false;
+		}
 		total++;
 		if (ok) {
 			exact++;
@@ -447,6 +458,9 @@ int main(int argc, char **argv)
 			}
 			if (nact < nexp)
 				fprintf(stderr, "%s(walk ended: %s)", nact ? " " : "", cst_unwind_stop_reason(&u));
+			else if (end_rc != 0 || past_main == 0)
+				fprintf(stderr, " (then %d frames past main, walk ended: %s)", past_main,
+					cst_unwind_stop_reason(&u));
 			fprintf(stderr, "\n");
 		}
 
