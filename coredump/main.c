@@ -46,7 +46,8 @@ static const char usage_text[] =
 	"      --skip-frames FILE replace the signature skip list with FILE's patterns\n"
 	"      --group            threads with identical stacks shown once, with a count\n"
 	"      --summary          only the distinct signatures of all cores, with counts\n"
-	"  -n, --max-frames N     frames per thread at most (default 1024)\n"
+	"  -n, --max-frames N     print at most N frames per thread, inlined functions and\n"
+	"                         lost tail calls counted (default 1024; 0: no limit)\n"
 	"  -v, --verbose          show how each frame was found\n"
 	"  -r, --raw              C++ and Rust names as mangled in the symbol table\n"
 	FILES_USAGE
@@ -146,8 +147,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'i': o->interactive = true; break;
 		case 'n': {
 			long n = strtol(optarg, &end, 10);
-			if (*end || n <= 0 || n > 1000000)
-				return usage_error("-n: '%s' is not a frame count (1-1000000)", optarg);
+			if (*end || n < 0 || n > BT_MAX_FRAMES)
+				return usage_error("-n: '%s' is not a frame count (0-1000000)", optarg);
 			o->max_frames = (unsigned)n;
 			break;
 		}
@@ -215,7 +216,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		       const struct options *o, struct json_object *doc, const char *what,
 		       struct triage *tr, bool first)
 {
-	if (bt_walk(env, regs, t) < 0) {
+	if (bt_walk(env, regs, o->max_frames, t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
@@ -254,7 +255,6 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 			const char *what, struct triage *tr, bool first_only)
 {
 	struct cst_unwind_env *env = cst_process_env(proc);
-	env->max_frames = o->max_frames;
 	int partial = 0;
 	struct bt_thread bt = { 0 };
 	for (size_t i = 0; i < cst_process_nthreads(proc); i++) {
@@ -339,7 +339,7 @@ static int run_live(const struct options *o, struct triage *tr)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .max_frames = BT_DEFAULT_FRAMES };
 	if (sig_options_init(&o.tr.sig) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		return EXIT_UNUSABLE;

@@ -45,7 +45,7 @@ struct bt_thread *shell_thread_at(struct shell *sh, size_t i)
 		bt->tid = t.tid;
 		bt->crashed = t.crashed;
 		bt->cursig = t.cursig;
-		if (bt_walk(sh->env, t.regs, bt) < 0) {
+		if (bt_walk(sh->env, t.regs, sh->max_frames, bt) < 0) {
 			shell_error(sh, "out of memory walking thread %d", t.tid);
 			bt->rc = -CST_E_NOMEM;
 			snprintf(bt->stop, sizeof bt->stop, "out of memory");
@@ -319,7 +319,7 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 		cst_symbols_set_raw(sh->syms, sh->bt.raw);
 	bt_process_from(&sh->proc, sh->process, path);
 	sh->env = cst_process_env(sh->process);
-	sh->env->max_frames = max_frames;
+	sh->max_frames = max_frames;
 	sh->nthreads = cst_process_nthreads(sh->process);
 	sh->threads = calloc(sh->nthreads, sizeof *sh->threads);
 	sh->walked = calloc(sh->nthreads, sizeof *sh->walked);

@@ -10,7 +10,7 @@
 #include "signature.h"
 
 /* Opens core PATH (with COPT) and runs the shell until `quit` or end of input.  MAX_FRAMES
- * bounds each thread's walk (0: the default); BT gives the frame format (colour); SIG the
+ * bounds each thread's walk in printed frames (0: no limit, as bt_walk); BT gives the frame format (colour); SIG the
  * rules of the `signature` command (depth, skip patterns), borrowed for the session.
  * Returns the process exit status: 0, or 2 when the core cannot be used (one line on
  * stderr naming PATH). */

@@ -44,6 +44,7 @@ int cmd_bt(struct shell *sh, const char *args)
 {
 	struct bt_options o = sh->bt;
 	long limit = 0;
+	bool counted = false;
 	char word[64];
 	for (const char *p = args; *p;) {
 		p += strspn(p, " \t");
@@ -54,24 +55,23 @@ int cmd_bt(struct shell *sh, const char *args)
 		const char *w = word;
 		if (strcmp(word, "-v") == 0 || strcmp(word, "-verbose") == 0)
 			o.verbose = true;
-		else if (parse_count(&w, 1000000, &limit) <= 0 || limit == 0)
+		else if (parse_count(&w, 1000000, &limit) <= 0)
 			return shell_error(sh, "backtrace: \"%s\" is neither a frame count nor -v", word);
+		else
+			counted = true;
 		p += n;
 	}
 	struct bt_thread *t = shell_thread(sh);
 	struct bt_thread view = *t;
-	bool more = false;
-	if (limit > 0 && (size_t)limit < t->n) {
-		view.n = (size_t)limit;
-		view.rc = 0;
-		more = true;
-	} else if (limit < 0 && (size_t)-limit < t->n) {
-		view.frames += t->n - (size_t)-limit;   /* the outermost -LIMIT frames, as gdb's bt -N */
-		view.n = (size_t)-limit;
+	if (limit < 0) {
+		counted = false;
+		if ((size_t)-limit < t->n) {
+			view.frames += t->n - (size_t)-limit;   /* the outermost -LIMIT frames, as gdb's bt -N */
+			view.n = (size_t)-limit;
+		}
 	}
-	bt_print_thread_text(sh->out, &view, &o);
-	if (more)
-		fprintf(sh->out, "(More stack frames follow...)\n");
+	bt_print_thread_header_text(sh->out, &view, &o);
+	bt_print_first_text(sh->out, &view, counted, counted ? (size_t)limit : 0, &o);
 	return 0;
 }
 

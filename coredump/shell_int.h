@@ -26,6 +26,7 @@ struct shell {
 	struct cst_core *core;            /* its core, its symbols and its unwind environment */
 	struct cst_symbols *syms;         /* NULL when libdwfl could not report the modules */
 	struct cst_unwind_env *env;
+	unsigned max_frames;              /* -n: printed frames per thread, 0 for all */
 	struct bt_process proc;
 	struct bt_options bt;
 	const struct sig_options *sig;    /* the `signature` command's rules */

@@ -91,8 +91,8 @@ static void parse(char *args, struct cst_fpbt_request *r)
 		unsigned long n;
 		if (strcmp(w, "-v") == 0) {
 			r->verbose = true;
-		} else if (w[0] >= '0' && w[0] <= '9' && (n = strtoul(w, &end, 10)) > 0 && !*end &&
-			   n <= 1000000) {
+		} else if (w[0] >= '0' && w[0] <= '9' && (n = strtoul(w, &end, 10)) <= 1000000 && !*end) {
+			r->counted = true;
 			r->max_frames = (unsigned)n;
 		} else {
 			snprintf(r->error, sizeof r->error, "fpbt: unknown argument \"%.40s\"; usage: fpbt [-v] [N]", w);

@@ -19,7 +19,8 @@
 
 struct cst_fpbt_request {
 	bool verbose;            /* -v */
-	unsigned max_frames;     /* N; 0 for all */
+	bool counted;            /* N was given */
+	unsigned max_frames;     /* N: printed frames, as gdb's `bt N` (0 prints none) */
 	char error[96];          /* a usage error to print instead of frames */
 };
 

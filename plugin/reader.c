@@ -86,21 +86,16 @@ static void fpbt_answer_walk(struct reader *r, const struct cst_fpbt_request *rq
 	if (!out)
 		return;
 	struct cst_unwind_env *env = cst_process_env(r->inf.proc);
-	env->max_frames = rq->max_frames;
 	struct bt_thread t = { 0 };
-	if (bt_walk(env, regs, &t) < 0) {
+	/* `fpbt 0` prints no frame, as gdb's `bt 0`: one is walked to tell whether any follow */
+	unsigned limit = !rq->counted ? 0 : rq->max_frames ? rq->max_frames : 1;
+	if (bt_walk(env, regs, limit, &t) < 0) {
 		fputs("corestack: out of memory\n", out);
 	} else {
-		bool more = rq->max_frames && t.rc == -CST_E_LIMIT && strncmp(t.stop, "frame limit", 11) == 0;
-		if (more)
-			t.rc = 0;
 		struct bt_options o = { .verbose = rq->verbose, .color = false };
-		bt_print_frames_text(out, &t, &o);
-		if (more)
-			fputs("(More stack frames follow...)\n", out);
+		bt_print_first_text(out, &t, rq->counted, rq->max_frames, &o);
 	}
 	bt_thread_free(&t);
-	env->max_frames = 0;
 	if (fclose(out) == 0)
 		cst_fpbt_answer(text);
 	free(text);

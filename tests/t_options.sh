@@ -122,7 +122,8 @@ grep -qi 'build-id' "$W/mm.err" && pass mismatch-reported || fail mismatch-repor
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["build_id_mismatch"] for f in d["threads"][0]["frames"]))' "$W/mm.json" \
 	&& pass mismatch-flagged || fail mismatch-flagged "no frame flagged build_id_mismatch"
 
-# -n: frame limit ends the walk early with exit 1 and a stated reason
+# -n: frame limit ends the walk early with exit 1 and a stated reason (tests/t_limits.sh
+# checks the count of frames)
 "$CS" --json -n 1 -e "$W/moved" "$core" > "$W/n.json" 2>/dev/null; rc=$?
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["threads"][0]; sys.exit(not (len(t["frames"])==1 and "limit" in t["stop_reason"]))' "$W/n.json" && [ $rc = 1 ] \
 	&& pass frame-limit || fail frame-limit "exit $rc"
@@ -140,5 +141,5 @@ done
 # --help, --version, usage
 "$CS" --help | grep -q -- '--sysroot' && pass help || fail help "no --sysroot in --help"
 "$CS" --version | grep -q '^corestack ' && pass version || fail version "bad --version"
-"$CS" -n 0 "$core" >/dev/null 2>&1; [ $? = 64 ] && pass usage-bad-n || fail usage-bad-n "-n 0 did not exit 64"
+"$CS" -n -1 "$core" >/dev/null 2>&1; [ $? = 64 ] && pass usage-bad-n || fail usage-bad-n "-n -1 did not exit 64"
 exit 0

@@ -9,14 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t)
+/* The cursor's own budget for a walk of at most LIMIT printed frames: it guards against
+ * hostile stacks, and leaves room for one real frame past LIMIT, which tells whether the
+ * thread goes on. */
+static unsigned cursor_budget(unsigned limit)
+{
+	if (limit == 0)
+		return BT_MAX_FRAMES;
+	return limit < BT_CURSOR_FRAMES ? BT_CURSOR_FRAMES : limit + 1;
+}
+
+int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
+	    struct bt_thread *t)
 {
 	struct cst_unwind u;
 	t->arch = env->arch;
 	t->n = 0;
+	t->limited = false;
 	size_t cap = t->frames ? t->cap : 0;
+	unsigned budget = env->max_frames;
+	env->max_frames = cursor_budget(limit);
 	int rc = cst_unwind_start(&u, env, regs);
 	if (rc < 0) {
+		env->max_frames = budget;
 		t->rc = rc;
 		snprintf(t->stop, sizeof t->stop, "no registers for this thread");
 		return 0;
@@ -30,8 +45,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 		if (t->n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
 			struct bt_frame *p = realloc(t->frames, cap * sizeof *p);
-			if (!p)
+			if (!p) {
+				env->max_frames = budget;
 				return -CST_E_NOMEM;
+			}
 			t->frames = p;
 			t->cap = cap;
 		}
@@ -45,6 +62,14 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			for (size_t k = real_start; k < real_end; k++)
 				t->frames[k].f.cfa = f->callee_cfa;
 		f->cfa = 0;
+		/* past the limit, frames are walked up to the next real one, for the CFA of the
+		 * frames before it, and not kept */
+		if (limit && t->n >= limit) {
+			t->limited = true;
+			if (real)
+				break;
+			continue;
+		}
 		int ninl = env->syms ? cst_symbols_inlines(env->syms, f->lookup_pc, chain, 16) : 0;
 		if (ninl > 1) {
 			/* the frame goes after its inlined functions */
@@ -86,6 +111,16 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_t
 			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
 			real_end = t->n;
 		}
+	}
+	env->max_frames = budget;
+	if (limit && t->n > limit) {
+		t->n = limit;               /* the limit fell among a frame's inlined functions */
+		t->limited = true;
+	}
+	if (t->limited) {
+		t->rc = -CST_E_LIMIT;
+		snprintf(t->stop, sizeof t->stop, "frame limit (%u) reached", limit);
+		return 0;
 	}
 	t->rc = rc;
 	snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));

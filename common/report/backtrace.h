@@ -24,7 +24,9 @@ struct bt_thread {
 	struct bt_frame *frames;
 	size_t n;
 	size_t cap;              /* frames allocated: bt_walk reuses them for the next thread */
-	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early */
+	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early
+				  * (-CST_E_LIMIT when LIMITED) */
+	bool limited;            /* bt_walk's LIMIT cut the walk: more frames follow */
 	char stop[128];          /* stop reason */
 };
 
@@ -53,9 +55,22 @@ void bt_process_from(struct bt_process *p, struct cst_process *proc, const char 
 #define BT_HEX_SIZE 18
 const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len);
 
-/* Walks the thread whose registers are REGS and symbolizes its frames into T.  Returns 0,
- * or -CST_E_NOMEM. */
-int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t);
+/* Limits on a thread's frames.  The limit a user gives (-n, fpbt N, the shell's bt N) counts
+ * printed frames: a function inlined into another is a frame, and so is an inserted lost
+ * tail call, as gdb's `bt N` counts.  The cursor keeps a budget of its own against hostile
+ * stacks (frames that never reach an outermost one): BT_CURSOR_FRAMES at least, and
+ * BT_MAX_FRAMES when no limit is given. */
+#define BT_DEFAULT_FRAMES 1024    /* -n's default */
+#define BT_CURSOR_FRAMES 1024
+#define BT_MAX_FRAMES 1000000     /* the largest limit, and the budget of an unlimited walk */
+
+/* Walks the thread whose registers are REGS and symbolizes at most LIMIT printed frames
+ * (0: no limit but the cursor's budget) into T.  When frames follow the LIMIT-th,
+ * T->limited is set, T->rc is -CST_E_LIMIT and T->stop reads "frame limit (LIMIT)
+ * reached"; a walk that ends at exactly LIMIT frames ends as it ends.  ENV's max_frames is
+ * set for the walk and restored.  Returns 0, or -CST_E_NOMEM. */
+int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
+	    struct bt_thread *t);
 void bt_thread_free(struct bt_thread *t);
 
 struct bt_options {
@@ -67,9 +82,17 @@ struct bt_options {
 /* Text close to gdb's `bt`: a header for the process, then one block per thread. */
 void bt_print_process_text(FILE *out, const struct bt_process *p);
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+/* The thread's header line of bt_print_thread_text alone (the shell's bt N). */
+void bt_print_thread_header_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
 /* One frame's line (and its provenance line with O->verbose), as in bt_print_thread_text. */
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o);
 /* The frames of T alone, without the thread's header line (the gdb plugin's fpbt). */
 void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o);
+/* As gdb's `bt N`: the first N frames of T (none when N is 0), then "(More stack frames
+ * follow...)" when T has more than N, or exactly N and its walk's limit cut it.  When N is
+ * larger (the walk's own limit was smaller, or the thread has fewer frames), or COUNTED is
+ * false, all of T as bt_print_frames_text, with its stop reason. */
+void bt_print_first_text(FILE *out, const struct bt_thread *t, bool counted, size_t n,
+			 const struct bt_options *o);
 
 #endif

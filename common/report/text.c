@@ -178,12 +178,29 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
+	bt_print_thread_header_text(out, t, o);
+	bt_print_frames_text(out, t, o);
+}
+
+void bt_print_thread_header_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
+{
 	fprintf(out, o->color ? "\n" C_BOLD "Thread %d" C_RESET : "\nThread %d", t->tid);
 	if (t->crashed)
 		fprintf(out, o->color ? " (" C_CRASH "crashed: %s" C_RESET ")" : " (crashed: %s)",
 			cst_signal_name(t->arch, t->cursig));
 	fputc('\n', out);
-	bt_print_frames_text(out, t, o);
+}
+
+void bt_print_first_text(FILE *out, const struct bt_thread *t, bool counted, size_t n,
+			 const struct bt_options *o)
+{
+	if (!counted || n > t->n || (n == t->n && !t->limited)) {
+		bt_print_frames_text(out, t, o);
+		return;
+	}
+	for (size_t i = 0; i < n && i < t->n; i++)
+		bt_print_frame_text(out, &t->frames[i], o);
+	fputs("(More stack frames follow...)\n", out);
 }
 
 void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
