@@ -233,7 +233,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	struct cst_reg_origin own, callers;
 	memset(&callers, 0, sizeof callers);
 	if (ci >= 0 && !tail)
-		cst_unwind_explain(&sh->env, &t->frames[ri].f, &t->frames[ci].f, &callers);
+		cst_unwind_explain(sh->env, &t->frames[ri].f, &t->frames[ci].f, &callers);
 	uint64_t cfa = callers.callee_cfa;
 	if (tail)
 		fprintf(sh->out, "Stack level %u (a lost tail call: no frame of its own on the stack):\n",
@@ -276,7 +276,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 		fprintf(sh->out, " called by frame %ld, caller of frame %u\n", ci, sh->cur_frame - 1);
 	else if (ci >= 0)
 		fprintf(sh->out, " called by frame %ld\n", ci);
-	cst_unwind_explain(&sh->env, real_callee(t, ri), f, &own);
+	cst_unwind_explain(sh->env, real_callee(t, ri), f, &own);
 	int nctx = 0, nvalid = 0;
 	for (int r = 0; r < a->nregs; r++) {
 		nvalid += cst_reg_valid(&f->regs, r);
