@@ -478,7 +478,11 @@ static int cmp_load_offset(const void *a, const void *b)
 /* Says why PT_LOAD bytes are missing.  The kernel writes a core's segments one after the
  * other, so a file cut short loses the tail of the last ones; a header whose bytes would
  * run into the next segment's (or past 2^64) cannot describe any file and is named as such,
- * not blamed on a truncation.  Returns 0 or -CST_E_NOMEM. */
+ * not blamed on a truncation.  None of an impossible segment's bytes are read from the core
+ * (its avail becomes 0): which of them, if any, are its own cannot be told, and the
+ * next segment's bytes read at its addresses would be a wrong stack or wrong code.  Its
+ * addresses read as a segment the core left out: from the file NT_FILE maps there, if any.
+ * Returns 0 or -CST_E_NOMEM. */
 static int check_cut_loads(struct cst_core *c)
 {
 	struct load **by_off = malloc((c->nloads ? c->nloads : 1) * sizeof *by_off);
@@ -493,7 +497,7 @@ static int check_cut_loads(struct cst_core *c)
 	const struct load *first_bad = NULL;
 	uint64_t first_bad_next = 0;
 	for (size_t k = 0; k < n; k++) {
-		const struct load *l = by_off[k];
+		struct load *l = by_off[k];
 		uint64_t end = l->offset + l->claimed;
 		size_t j = k + 1;
 		while (j < n && by_off[j]->offset == l->offset)
@@ -503,6 +507,7 @@ static int check_cut_loads(struct cst_core *c)
 				first_bad = l;
 				first_bad_next = j < n ? by_off[j]->offset : 0;
 			}
+			l->avail = 0;
 			continue;
 		}
 		if (end > need)

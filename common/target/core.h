@@ -5,7 +5,10 @@
  * memory through a small block cache.  Memory comes from PT_LOAD segments, looked up
  * in a sorted index (O(log n)); bytes the kernel left out (the text pages of mapped files)
  * are read from the files NT_FILE names, after -e / --sysroot substitution.  Every size
- * and offset in the file is checked against the file's real size before use. */
+ * and offset in the file is checked against the file's real size before use.  A PT_LOAD
+ * whose header is impossible (its bytes would run into the next segment's in the file, or
+ * past 2^64) is warned about and none of its bytes are read from the core: its addresses
+ * read as memory the core left out (from a file NT_FILE maps there, else unreadable). */
 #ifndef CST_CORE_H
 #define CST_CORE_H
 
