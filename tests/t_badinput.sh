@@ -165,7 +165,7 @@ fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
 phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
-nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
+nt_file_lies.million.bounded_output threads_100k threads_100k.count threads_1500k threads_1500k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -694,27 +694,50 @@ if mk nt_file_lies.million ntfile-many 1000000; then
 else
     skip nt_file_lies.million.bounded_output "mkbad ntfile-many failed"
 fi
+# thread_count NAME N: the run above printed N thread headers, the first the crashed
+# thread unwound through g and main.
+thread_count() {
+    local name=$1 want=$2 nth first
+    nth=$(grep -c '^Thread ' "$T/out")
+    first=$(awk '/^Thread /{n++} n==1' "$T/out")
+    if [ "$RC" -ge 124 ]; then
+        skip "$name" "corestack crashed or hung above"
+    elif [ "$nth" -ne "$want" ]; then
+        fail "$name" "$nth thread headers on stdout, expected $want"
+    elif ! echo "$first" | grep -q crashed || ! echo "$first" | grep -qw g ||
+        ! echo "$first" | grep -qw main; then
+        fail "$name" "the first thread is not the crashed one unwound through g and main"
+    else
+        pass "$name"
+    fi
+}
 # threads_100k: 100,000 NT_PRSTATUS notes (the crashed thread, then copies
 # with zero registers) -> every thread printed, exit 0 or 1
 if mk threads_100k threads 100000 zero; then
     expect threads_100k "0 1" "$T/threads_100k.core" "" -- "$T/threads_100k.core"
     # threads_100k.count: 100,000 thread headers; the crashed thread first,
     # unwound through g, f and main
-    nth=$(grep -c '^Thread ' "$T/out")
-    first=$(awk '/^Thread /{n++} n==1' "$T/out")
-    if [ "$RC" -ge 124 ]; then
-        skip threads_100k.count "corestack crashed or hung above"
-    elif [ "$nth" -ne 100000 ]; then
-        fail threads_100k.count "$nth thread headers on stdout, expected 100000"
-    elif ! echo "$first" | grep -q crashed || ! echo "$first" | grep -qw g ||
-        ! echo "$first" | grep -qw main; then
-        fail threads_100k.count "the first thread is not the crashed one unwound through g and main"
-    else
-        pass threads_100k.count
-    fi
+    thread_count threads_100k.count 100000
     rm -f "$T/threads_100k.core"
 else
     skip threads_100k.count "mkbad threads failed"
+fi
+# threads_1500k: 1,500,000 NT_PRSTATUS notes, over the 1,000,000-thread cap -> the
+# rest are said to be ignored, 1,000,000 threads printed, the crashed one first, within
+# 150 MB of address space: the notes are read through a window, and a thread is kept as 16
+# bytes (its registers read again when it is walked), not as its registers (the whole
+# note segment and the registers of a million threads take over a gigabyte)
+if mk threads_1500k threads 1500000 zero; then
+    SAVED_VCAP=$VCAP SAVED_TIMEOUT=$TIMEOUT
+    [ -n "$VCAP" ] && VCAP=150000
+    TIMEOUT=120
+    expect threads_1500k "0 1" "$T/threads_1500k.core" "more than 1000000 threads; the rest are ignored" \
+        -- "$T/threads_1500k.core"
+    VCAP=$SAVED_VCAP TIMEOUT=$SAVED_TIMEOUT
+    thread_count threads_1500k.count 1000000
+    rm -f "$T/threads_1500k.core" "$T/out"
+else
+    skip threads_1500k.count "mkbad threads failed"
 fi
 TIMEOUT=20
 
@@ -844,12 +867,26 @@ else
 fi
 
 # shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
-# LD_PRELOAD shim around libelf's elf_getdata_rawchunk).  Reading notes through the file's
-# mapping died of SIGBUS there; they are read with pread, so it is a one-line "truncated".
+# LD_PRELOAD shim around pread, truncating the file at the first read at or past the PT_NOTE's
+# offset).  Reading notes through the file's mapping died of SIGBUS there; they are read with
+# pread, so it is a one-line "truncated".
+note_at() {
+    python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+phoff, = struct.unpack_from("<Q", d, 32)
+phentsize, phnum = struct.unpack_from("<HH", d, 54)
+for i in range(phnum):
+    typ, = struct.unpack_from("<I", d, phoff + i * phentsize)
+    if typ == 4:
+        print(struct.unpack_from("<Q", d, phoff + i * phentsize + 8)[0])
+        break' "$1"
+}
 if [ -n "${TP:-}" ] && [ -e "$T/shrink.core" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$T/notes.core" "$TP" >/dev/null 2>&1 &&
+   NOTE_AT=$(note_at "$T/notes.core") && [ -n "$NOTE_AT" ] &&
    gcc -shared -fPIC -o "$T/shrink_notes.so" "$TOP/tests/badinput/shrink_notes.c" -ldl 2>"$T/err"; then
     LAST_CMD="corestack notes.core, truncated when its notes are read"
-    SHRINK_PATH=$T/notes.core LD_PRELOAD=$T/shrink_notes.so \
+    SHRINK_PATH=$T/notes.core SHRINK_AT=$NOTE_AT LD_PRELOAD=$T/shrink_notes.so \
         ASAN_OPTIONS=verify_asan_link_order=0:$ASAN_OPTIONS \
         timeout "$TIMEOUT" "$CS" "$T/notes.core" >"$T/out" 2>"$T/err"
     RC=$?
