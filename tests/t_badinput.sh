@@ -160,7 +160,7 @@ nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
 nt_file_lies.empty_name linkmap_lies.fifo linkmap_lies.dev_zero
 linkmap_lies.directory linkmap_lies.cycle missing_mapped_file missing_mapped_file.pcs
 missing_mapped_file.message module_mismatch module_mismatch.names_module fp_cycle fp_cycle.json
-fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2
+fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2 loads_zero loads_zero.json
 fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
@@ -646,6 +646,23 @@ for seed in 1 2; do
     mk garbage_stack.seed$seed garbage-stack $seed &&
         expect garbage_stack.seed$seed "0 1" "" "" -- "$T/garbage_stack.seed$seed.core"
 done
+
+# loads_zero: every PT_LOAD byte is zero (a dump whose memory was never written) -> no module
+# is found in memory, the crashed thread's pc is outside every module: its walk stops early
+# and says so (text and --json), exit 1, not one frame marked complete
+if mk loads_zero loads-zero; then
+    expect loads_zero "1" "" "thread [0-9]+: walk stopped early: pc 0x[0-9a-f]+ is outside every module" \
+        -- "$T/loads_zero.core"
+    LAST_CMD="$CS --json $T/loads_zero.core"
+    if ! "$CS" --json "$T/loads_zero.core" 2>/dev/null | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["threads"][0]
+sys.exit(0 if t["crashed"] and t["complete"] is False and "outside every module" in t["stop_reason"] else 1)'; then
+        fail loads_zero.json "the crashed thread is not incomplete with its reason in --json"
+    else
+        pass loads_zero.json
+    fi
+fi
 
 # ---------------------------------------------------------------------------
 # 2^63 in program headers and notes: offsets and sizes that wrap or overflow any
