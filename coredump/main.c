@@ -312,6 +312,21 @@ static int run_core(const struct options *o, struct triage *tr)
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
+/* Says which threads of live process PID exited while they were being attached (the first
+ * few tids, on one line); returns 1 when there were any, for the walk left them out. */
+static int report_skipped(const struct cst_process *proc, int pid)
+{
+	size_t n = cst_process_nskipped(proc);
+	if (n == 0)
+		return 0;
+	fprintf(stderr, "corestack: process %d: %zu thread%s exited while being attached, skipped (", pid, n,
+		n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 8; i++)
+		fprintf(stderr, "%s%d", i ? ", " : "", cst_process_skipped(proc, i));
+	fprintf(stderr, "%s)\n", n > 8 ? ", ..." : "");
+	return 1;
+}
+
 static int run_live(const struct options *o, struct triage *tr)
 {
 	char err[256];
@@ -325,12 +340,13 @@ static int run_live(const struct options *o, struct triage *tr)
 		fprintf(stderr, "corestack: process %d: %s (no symbols)\n", o->pid, cst_process_symbols_error(proc));
 	else
 		cst_symbols_set_raw(cst_process_symbols(proc), o->bt.raw);
+	int partial = report_skipped(proc, o->pid);
 	struct bt_process p;
 	bt_process_from(&p, proc, NULL);
 	struct json_object *doc = begin_output(o, &p, tr);
 	char what[32];
 	snprintf(what, sizeof what, "process %d", o->pid);
-	int partial = files_perfmap(proc, &o->files, what);
+	partial |= files_perfmap(proc, &o->files, what);
 	partial |= emit_threads(proc, o, doc, what, tr, false);
 	tr_core_done(tr, what, doc, &o->bt);
 	cst_process_close(proc);

@@ -152,12 +152,12 @@ nt_file_lies.fifo nt_file_lies.directory nt_file_lies.symlink_loop
 nt_file_lies.empty_name linkmap_lies.fifo linkmap_lies.dev_zero
 linkmap_lies.directory linkmap_lies.cycle missing_mapped_file missing_mapped_file.pcs
 missing_mapped_file.message module_mismatch module_mismatch.names_module fp_cycle fp_cycle.json
-fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2
+fp_cycle.text fp_cycle.frames garbage_stack.seed1 garbage_stack.seed2 loads_zero loads_zero.json
 fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
 phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
-nt_file_lies.million.bounded_output threads_100k threads_100k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
+nt_file_lies.million.bounded_output threads_100k threads_100k.count threads_1500k threads_1500k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -639,6 +639,23 @@ for seed in 1 2; do
         expect garbage_stack.seed$seed "0 1" "" "" -- "$W/garbage_stack.seed$seed.core"
 done
 
+# loads_zero: every PT_LOAD byte is zero (a dump whose memory was never written) -> no module
+# is found in memory, the crashed thread's pc is outside every module: its walk stops early
+# and says so (text and --json), exit 1, not one frame marked complete
+if mk loads_zero loads-zero; then
+    expect loads_zero "1" "" "thread [0-9]+: walk stopped early: pc 0x[0-9a-f]+ is outside every module" \
+        -- "$W/loads_zero.core"
+    LAST_CMD="$CS --json $W/loads_zero.core"
+    if ! "$CS" --json "$W/loads_zero.core" 2>/dev/null | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["threads"][0]
+sys.exit(0 if t["crashed"] and t["complete"] is False and "outside every module" in t["stop_reason"] else 1)'; then
+        fail loads_zero.json "the crashed thread is not incomplete with its reason in --json"
+    else
+        pass loads_zero.json
+    fi
+fi
+
 # ---------------------------------------------------------------------------
 # 2^63 in program headers and notes: offsets and sizes that wrap or overflow any
 # signed or 64-bit arithmetic done carelessly -> a clear error or a partial
@@ -686,27 +703,50 @@ if mk nt_file_lies.million ntfile-many 1000000; then
 else
     skip nt_file_lies.million.bounded_output "mkbad ntfile-many failed"
 fi
+# thread_count NAME N: the run above printed N thread headers, the first the crashed
+# thread unwound through g and main.
+thread_count() {
+    local name=$1 want=$2 nth first
+    nth=$(grep -c '^Thread ' "$W/out")
+    first=$(awk '/^Thread /{n++} n==1' "$W/out")
+    if [ "$RC" -ge 124 ]; then
+        skip "$name" "corestack crashed or hung above"
+    elif [ "$nth" -ne "$want" ]; then
+        fail "$name" "$nth thread headers on stdout, expected $want"
+    elif ! echo "$first" | grep -q crashed || ! echo "$first" | grep -qw g ||
+        ! echo "$first" | grep -qw main; then
+        fail "$name" "the first thread is not the crashed one unwound through g and main"
+    else
+        pass "$name"
+    fi
+}
 # threads_100k: 100,000 NT_PRSTATUS notes (the crashed thread, then copies
 # with zero registers) -> every thread printed, exit 0 or 1
 if mk threads_100k threads 100000 zero; then
     expect threads_100k "0 1" "$W/threads_100k.core" "" -- "$W/threads_100k.core"
     # threads_100k.count: 100,000 thread headers; the crashed thread first,
     # unwound through g, f and main
-    nth=$(grep -c '^Thread ' "$W/out")
-    first=$(awk '/^Thread /{n++} n==1' "$W/out")
-    if [ "$RC" -ge 124 ]; then
-        skip threads_100k.count "corestack crashed or hung above"
-    elif [ "$nth" -ne 100000 ]; then
-        fail threads_100k.count "$nth thread headers on stdout, expected 100000"
-    elif ! echo "$first" | grep -q crashed || ! echo "$first" | grep -qw g ||
-        ! echo "$first" | grep -qw main; then
-        fail threads_100k.count "the first thread is not the crashed one unwound through g and main"
-    else
-        pass threads_100k.count
-    fi
+    thread_count threads_100k.count 100000
     rm -f "$W/threads_100k.core"
 else
     skip threads_100k.count "mkbad threads failed"
+fi
+# threads_1500k: 1,500,000 NT_PRSTATUS notes, over the 1,000,000-thread cap -> the
+# rest are said to be ignored, 1,000,000 threads printed, the crashed one first, within
+# 150 MB of address space: the notes are read through a window, and a thread is kept as 16
+# bytes (its registers read again when it is walked), not as its registers (the whole
+# note segment and the registers of a million threads take over a gigabyte)
+if mk threads_1500k threads 1500000 zero; then
+    SAVED_VCAP=$VCAP SAVED_TIMEOUT=$TIMEOUT
+    [ -n "$VCAP" ] && VCAP=150000
+    TIMEOUT=120
+    expect threads_1500k "0 1" "$W/threads_1500k.core" "more than 1000000 threads; the rest are ignored" \
+        -- "$W/threads_1500k.core"
+    VCAP=$SAVED_VCAP TIMEOUT=$SAVED_TIMEOUT
+    thread_count threads_1500k.count 1000000
+    rm -f "$W/threads_1500k.core" "$W/out"
+else
+    skip threads_1500k.count "mkbad threads failed"
 fi
 TIMEOUT=20
 
@@ -817,7 +857,7 @@ fi
 # shrunk_while_open: the core loses its tail while corestack has it open (the shell keeps it
 # open between commands).  Reading a thread's stack from the lost part is a failed read that
 # stops the walk with its reason, never SIGBUS (as reading through the file's mapping was).
-TP=$T/threads-g
+TP=$B/tests/threads-g
 if [ -x "$TP" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$W/shrink.core" "$TP" >/dev/null 2>&1; then
     LAST_CMD="corestack -i shrink.core; the core truncated to 64 KiB; thread 3; bt"
     { sleep 1; truncate -s 65536 "$W/shrink.core"; printf 'thread 3\nbt\n'; } |
@@ -835,12 +875,26 @@ else
 fi
 
 # shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
-# LD_PRELOAD shim around libelf's elf_getdata_rawchunk).  Reading notes through the file's
-# mapping died of SIGBUS there; they are read with pread, so it is a one-line "truncated".
+# LD_PRELOAD shim around pread, truncating the file at the first read at or past the PT_NOTE's
+# offset).  Reading notes through the file's mapping died of SIGBUS there; they are read with
+# pread, so it is a one-line "truncated".
+note_at() {
+    python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+phoff, = struct.unpack_from("<Q", d, 32)
+phentsize, phnum = struct.unpack_from("<HH", d, 54)
+for i in range(phnum):
+    typ, = struct.unpack_from("<I", d, phoff + i * phentsize)
+    if typ == 4:
+        print(struct.unpack_from("<Q", d, phoff + i * phentsize + 8)[0])
+        break' "$1"
+}
 if [ -n "${TP:-}" ] && [ -e "$W/shrink.core" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$W/notes.core" "$TP" >/dev/null 2>&1 &&
+   NOTE_AT=$(note_at "$W/notes.core") && [ -n "$NOTE_AT" ] &&
    gcc -shared -fPIC -o "$W/shrink_notes.so" "$TOP/tests/badinput/shrink_notes.c" -ldl 2>"$W/err"; then
     LAST_CMD="corestack notes.core, truncated when its notes are read"
-    SHRINK_PATH=$W/notes.core LD_PRELOAD=$W/shrink_notes.so \
+    SHRINK_PATH=$W/notes.core SHRINK_AT=$NOTE_AT LD_PRELOAD=$W/shrink_notes.so \
         ASAN_OPTIONS=verify_asan_link_order=0:$ASAN_OPTIONS \
         timeout "$TIMEOUT" "$CS" "$W/notes.core" >"$W/out" 2>"$W/err"
     RC=$?

@@ -3,7 +3,8 @@
 # shell names a core's signal in the core's own numbering as the CLI does (a SPARC core
 # whose signal is 10, SIGBUS there, SIGUSR1 in the generic Linux numbers), and -p PID names
 # a JIT frame from the process's perf map (/tmp/perf-PID.map, and --perf-map FILE) as it
-# does for a core.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
+# does for a core; -p PID on a process whose threads come and go skips the threads that exit
+# while it attaches.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
 case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
@@ -86,3 +87,32 @@ sys.exit(0 if any(f["function"] == "jit_trampoline" and f.get("jit_map") == sys.
 "$CS" --perf-map "$W/missing.map" -p "$pid" > /dev/null 2> "$W/miss.err"; rc=$?
 [ $rc = 1 ] && grep -q "^corestack: process $pid: perf map $W/missing.map: " "$W/miss.err" \
 	&& pass process-live-perfmap-missing || fail process-live-perfmap-missing "exit $rc: $(cat "$W/miss.err")"
+
+# ---- -p PID on a process whose threads come and go ----------------------------------------
+# A thread that exits while corestack attaches is skipped with a note, not taken for a
+# ptrace permission problem: every run exits 0 or 1 (1 when a thread was skipped, said on
+# stderr) and walks the main thread.  Twenty runs, each bounded in time.
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"; pid=
+gcc -O0 -g -fno-omit-frame-pointer -pthread -o "$W/churn" tests/process/churn.c || { fail process-live-churn-build gcc; exit 0; }
+"$W/churn" "$W/churn-ready" & pid=$!
+for _ in $(seq 100); do [ -s "$W/churn-ready" ] && break; sleep 0.1; done
+if [ ! -s "$W/churn-ready" ]; then
+	fail process-live-churn "the test program did not start"
+	exit 0
+fi
+bad=
+for i in $(seq 20); do
+	timeout -k 5 60 "$CS" -p "$pid" > "$W/churn.out" 2> "$W/churn.err"; rc=$?
+	# the main thread's block: from its "Thread PID" line to the next blank line
+	main=$(sed -n "/^Thread $pid\$/,/^\$/p" "$W/churn.out")
+	if [ $rc -gt 1 ] || ! echo "$main" | grep -q ' in main_waits () '; then
+		bad="run $i: exit $rc: $(head -c 300 "$W/churn.err") $(echo "$main" | head -3)"
+		break
+	fi
+	# a thread skipped is said, and makes the run exit 1
+	if grep -q ' exited while being attached, skipped' "$W/churn.err" && [ $rc != 1 ]; then
+		bad="run $i: exit $rc after skipping a thread: $(head -c 300 "$W/churn.err")"
+		break
+	fi
+done
+[ -z "$bad" ] && pass process-live-churn || fail process-live-churn "$bad"

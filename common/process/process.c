@@ -85,6 +85,16 @@ size_t cst_process_nthreads(const struct cst_process *p)
 	return p->core ? cst_core_nthreads(p->core) : p->live ? cst_live_nthreads(p->live) : 0;
 }
 
+size_t cst_process_nskipped(const struct cst_process *p)
+{
+	return p->live ? cst_live_nskipped(p->live) : 0;
+}
+
+int cst_process_skipped(const struct cst_process *p, size_t i)
+{
+	return p->live ? cst_live_skipped(p->live, i) : 0;
+}
+
 int cst_process_thread(const struct cst_process *p, size_t i, struct cst_process_thread *t)
 {
 	if (i >= cst_process_nthreads(p))

@@ -90,6 +90,10 @@ size_t cst_process_nthreads(const struct cst_process *p);
 /* Thread I (below cst_process_nthreads) into *T, whose regs stay valid as long as P.
  * Returns 0, or -CST_E_INVAL when I is out of range. */
 int cst_process_thread(const struct cst_process *p, size_t i, struct cst_process_thread *t);
+/* Threads of a live process that exited while they were being attached, left out of the
+ * threads above: how many (0 for a core), and the tid of the I-th (0 when out of range). */
+size_t cst_process_nskipped(const struct cst_process *p);
+int cst_process_skipped(const struct cst_process *p, size_t i);
 
 /* Signals as ARCH numbers them (SPARC differs from the generic Linux numbers; ARCH NULL:
  * the generic numbers).  cst_signal_name: "SIGSEGV", or "signal N" for a number with no

@@ -20,6 +20,22 @@
 #define MAX_MAPPINGS  1000000
 #define MAX_WARNINGS  64
 
+/* Bytes read of a descriptor whose fields lie at its start (NT_PRSTATUS, NT_PRPSINFO,
+ * NT_SIGINFO): more than any architecture's struct elf_prstatus (336 bytes on x86-64, 408 on
+ * sparc64), struct elf_prpsinfo (136) or siginfo_t (128). */
+#define DESC_READ 1024
+/* Bytes of the notes read at once: notes are parsed through this window, never held whole. */
+#define NOTE_WINDOW   (64u << 10)
+
+/* One thread as the notes give it: its registers are read again from its NT_PRSTATUS when
+ * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each. */
+struct thread_index {
+	uint64_t desc;           /* file offset of its NT_PRSTATUS descriptor */
+	int32_t tid;             /* pr_pid */
+	uint16_t len;            /* bytes of the descriptor read, at most DESC_READ */
+	uint16_t cursig;         /* pr_cursig */
+};
+
 struct load {                    /* one PT_LOAD */
 	uint64_t vaddr, memsz;   /* target addresses [vaddr, vaddr + memsz) */
 	uint64_t offset, avail;  /* file offset and bytes really present in the file */
@@ -59,15 +75,17 @@ struct cst_core {
 	size_t nloads;
 	size_t last_load;        /* the PT_LOAD the last read came from: a walk reads one stack */
 
-	struct cst_core_thread *threads;
+	struct thread_index *threads;
 	size_t nthreads, cap_threads;
+	struct cst_core_thread thread;   /* the one cst_core_thread last returned */
 
 	struct cst_core_signal signal;
 	int pid;
 	char fname[17];
 	char psargs[81];
-	const uint8_t *auxv;
+	uint8_t *auxv;           /* NT_AUXV's descriptor, a copy */
 	size_t auxv_size;
+	uint8_t *file_note;      /* NT_FILE's descriptor, a copy: the mappings' names point into it */
 
 	struct cst_core_mapping *maps;   /* sorted by start */
 	size_t nmaps;
@@ -275,10 +293,18 @@ static const struct cst_target_ops core_target_ops = { .read = core_read };
 
 /* ---- notes ----------------------------------------------------------------------- */
 
-static int add_thread(struct cst_core *c, const uint8_t *desc, size_t size)
+/* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
+ * first LEN of them (LEN <= SIZE, at least DESC_READ when SIZE is). */
+static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size_t len, size_t size)
 {
 	if (c->nthreads >= MAX_THREADS) {
 		cst_core_warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
+		return 0;
+	}
+	struct cst_regs regs;
+	int tid, cursig;
+	if (c->arch->prstatus(desc, len, &regs, &tid, &cursig) < 0) {
+		cst_core_warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
 		return 0;
 	}
 	if (c->nthreads == c->cap_threads) {
@@ -289,13 +315,9 @@ static int add_thread(struct cst_core *c, const uint8_t *desc, size_t size)
 		c->threads = p;
 		c->cap_threads = cap;
 	}
-	struct cst_core_thread *t = &c->threads[c->nthreads];
-	memset(t, 0, sizeof *t);
-	if (c->arch->prstatus(desc, size, &t->regs, &t->tid, &t->cursig) < 0) {
-		cst_core_warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
-		return 0;
-	}
-	c->nthreads++;
+	c->threads[c->nthreads++] = (struct thread_index){
+		.desc = at, .tid = tid, .len = (uint16_t)len, .cursig = (uint16_t)cursig,
+	};
 	return 0;
 }
 
@@ -408,6 +430,85 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 	return 0;
 }
 
+/* The notes are read in order through a window of the file. */
+struct note_reader {
+	uint8_t *buf;            /* NOTE_WINDOW bytes */
+	uint64_t base;           /* file offset of buf[0] */
+	size_t len;              /* bytes in buf */
+};
+
+/* N bytes (at most NOTE_WINDOW) at file offset OFF, through R's window; NULL when the file
+ * ends before them (it shrank since it was opened) or cannot be read. */
+static const uint8_t *note_bytes(struct cst_core *c, struct note_reader *r, uint64_t off, size_t n)
+{
+	if (off >= r->base && off - r->base <= r->len && n <= r->len - (off - r->base))
+		return r->buf + (off - r->base);
+	ssize_t got = pread(c->fd, r->buf, NOTE_WINDOW, (off_t)off);
+	r->base = off;
+	r->len = got > 0 ? (size_t)got : 0;
+	return n <= r->len ? r->buf : NULL;
+}
+
+/* A copy of the SIZE bytes at file offset OFF, or NULL (*RC: -CST_E_NOMEM, or
+ * -CST_E_TRUNCATED when the file ends before them). */
+static uint8_t *note_copy(struct cst_core *c, uint64_t off, size_t size, int *rc)
+{
+	uint8_t *p = malloc(size ? size : 1);
+	*rc = -CST_E_NOMEM;
+	if (p && pread(c->fd, p, size, (off_t)off) != (ssize_t)size) {
+		free(p);
+		p = NULL;
+		*rc = -CST_E_TRUNCATED;
+	}
+	return p;
+}
+
+#define NOTE_ALIGN4(x) (((x) + 3) & ~(uint64_t)3)
+
+/* One "CORE" or "LINUX" note: type TYPE, its descriptor of SIZE bytes at file offset AT.
+ * Returns 0, -CST_E_NOMEM, or -CST_E_TRUNCATED when the file ends before the descriptor. */
+static int parse_note(struct cst_core *c, struct note_reader *r, uint32_t type, uint64_t at, size_t size)
+{
+	size_t len = size < DESC_READ ? size : DESC_READ;
+	const uint8_t *d = NULL;
+	int rc = 0;
+	switch (type) {
+	case NT_PRSTATUS: case NT_PRPSINFO: case NT_SIGINFO:
+		if (!(d = note_bytes(c, r, at, len)))
+			return -CST_E_TRUNCATED;
+		break;
+	case NT_AUXV:
+		if (c->auxv)
+			return 0;
+		if (!(c->auxv = note_copy(c, at, size, &rc)))
+			return rc;
+		c->auxv_size = size;
+		return 0;
+	case NT_FILE:
+		if (c->file_note)
+			return 0;
+		if (!(c->file_note = note_copy(c, at, size, &rc)))
+			return rc;
+		rc = parse_nt_file(c, c->file_note, size);
+		if (!c->maps) {              /* not used */
+			free(c->file_note);
+			c->file_note = NULL;
+		}
+		return rc;
+	default:
+		return 0;
+	}
+	switch (type) {
+	case NT_PRSTATUS: return add_thread(c, at, d, len, size);
+	case NT_PRPSINFO: parse_prpsinfo(c, d, len); break;
+	case NT_SIGINFO:  parse_siginfo(c, d, len); break;
+	}
+	return 0;
+}
+
+/* The notes of PT_NOTE PH (gABI "Note Section": namesz, descsz, type as 4-byte words, then
+ * the name and the descriptor, each padded to 4 bytes), read in order through a window of
+ * the file, never whole: only those named "CORE" or "LINUX". */
 static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 {
 	uint64_t off = ph->p_offset, size = ph->p_filesz;
@@ -420,50 +521,43 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 		     (unsigned long long)size, (unsigned long long)(c->size - off));
 		size = c->size - off;
 	}
-	Elf_Data *data = elf_getdata_rawchunk(c->elf, (int64_t)off, size, ELF_T_NHDR);
-	if (!data) {
-		struct stat st;
-		if (fstat(c->fd, &st) == 0 && (uint64_t)st.st_size < off + size)
-			return -CST_E_TRUNCATED;     /* the file shrank since it was opened */
-		cst_core_warn(c, "PT_NOTE unreadable: %s", elf_errmsg(-1));
-		return 0;
-	}
-	size_t pos = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-	while (pos < data->d_size) {
-		size_t next = gelf_getnote(data, pos, &nh, &name_off, &desc_off);
-		if (next == 0) {
+	struct note_reader r = { .buf = malloc(NOTE_WINDOW) };
+	if (!r.buf)
+		return -CST_E_NOMEM;
+	int rc = 0;
+	uint64_t pos = 0;
+	while (pos < size && rc == 0) {
+		const uint8_t *h = size - pos >= 12 ? note_bytes(c, &r, off + pos, 12) : NULL;
+		if (size - pos >= 12 && !h) {
+			rc = -CST_E_TRUNCATED;
+			break;
+		}
+		uint64_t namesz = h ? rd(c, h, 4) : 0, descsz = h ? rd(c, h + 4, 4) : 0;
+		uint32_t type = h ? (uint32_t)rd(c, h + 8, 4) : 0;
+		uint64_t name_at = pos + 12, desc_at = NOTE_ALIGN4(name_at + namesz);
+		if (!h || namesz > size - name_at || desc_at > size || descsz > size - desc_at) {
 			cst_core_warn(c, "malformed note at offset %llu; the notes after it are ignored",
 			     (unsigned long long)(off + pos));
 			break;
 		}
-		pos = next;
-		const char *name = nh.n_namesz ? (const char *)data->d_buf + name_off : "";
-		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
-		size_t dsz = nh.n_descsz;
-		if (nh.n_namesz != 5 || memcmp(name, "CORE", 5) != 0) {
-			if (!(nh.n_namesz == 6 && memcmp(name, "LINUX", 6) == 0))
-				continue;
-		}
-		int rc = 0;
-		switch (nh.n_type) {
-		case NT_PRSTATUS: rc = add_thread(c, desc, dsz); break;
-		case NT_PRPSINFO: parse_prpsinfo(c, desc, dsz); break;
-		case NT_SIGINFO:  parse_siginfo(c, desc, dsz); break;
-		case NT_AUXV:
-			if (!c->auxv) { c->auxv = desc; c->auxv_size = dsz; }
+		pos = NOTE_ALIGN4(desc_at + descsz);
+		if (namesz != 5 && namesz != 6)
+			continue;
+		const uint8_t *name = note_bytes(c, &r, off + name_at, namesz);
+		if (!name) {
+			rc = -CST_E_TRUNCATED;
 			break;
-		case NT_FILE:     rc = parse_nt_file(c, desc, dsz); break;
 		}
-		if (rc < 0)
-			return rc;
+		if ((namesz == 5 && memcmp(name, "CORE", 5) == 0) || (namesz == 6 && memcmp(name, "LINUX", 6) == 0))
+			rc = parse_note(c, &r, type, off + desc_at, descsz);
 	}
-	return 0;
+	free(r.buf);
+	return rc;
 }
 
 static int cmp_tid(const void *a, const void *b)
 {
-	const struct cst_core_thread *x = a, *y = b;
+	const struct thread_index *x = a, *y = b;
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
@@ -478,7 +572,11 @@ static int cmp_load_offset(const void *a, const void *b)
 /* Says why PT_LOAD bytes are missing.  The kernel writes a core's segments one after the
  * other, so a file cut short loses the tail of the last ones; a header whose bytes would
  * run into the next segment's (or past 2^64) cannot describe any file and is named as such,
- * not blamed on a truncation.  Returns 0 or -CST_E_NOMEM. */
+ * not blamed on a truncation.  None of an impossible segment's bytes are read from the core
+ * (its avail becomes 0): which of them, if any, are its own cannot be told, and the
+ * next segment's bytes read at its addresses would be a wrong stack or wrong code.  Its
+ * addresses read as a segment the core left out: from the file NT_FILE maps there, if any.
+ * Returns 0 or -CST_E_NOMEM. */
 static int check_cut_loads(struct cst_core *c)
 {
 	struct load **by_off = malloc((c->nloads ? c->nloads : 1) * sizeof *by_off);
@@ -493,7 +591,7 @@ static int check_cut_loads(struct cst_core *c)
 	const struct load *first_bad = NULL;
 	uint64_t first_bad_next = 0;
 	for (size_t k = 0; k < n; k++) {
-		const struct load *l = by_off[k];
+		struct load *l = by_off[k];
 		uint64_t end = l->offset + l->claimed;
 		size_t j = k + 1;
 		while (j < n && by_off[j]->offset == l->offset)
@@ -503,6 +601,7 @@ static int check_cut_loads(struct cst_core *c)
 				first_bad = l;
 				first_bad_next = j < n ? by_off[j]->offset : 0;
 			}
+			l->avail = 0;
 			continue;
 		}
 		if (end > need)
@@ -655,9 +754,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			  c->nwarnings ? " (the notes are damaged)" : "");
 		goto bad;
 	}
-	/* The kernel writes the dumping thread first; it is the crashed one when it carries a
-	 * signal.  The others follow in tid order. */
-	c->threads[0].crashed = c->threads[0].cursig != 0 || c->signal.present;
+	/* The dumping thread stays first (see cst_core_thread); the others follow in tid order. */
 	if (c->nthreads > 2)
 		qsort(c->threads + 1, c->nthreads - 1, sizeof *c->threads, cmp_tid);
 	if (!c->pid)
@@ -701,6 +798,8 @@ void cst_core_close(struct cst_core *c)
 	free(c->loads);
 	free(c->blocks);
 	free(c->threads);
+	free(c->auxv);
+	free(c->file_note);
 	free(c->executable);
 	free(c->sysroot);
 	if (c->sysroot_fd >= 0)
@@ -718,9 +817,24 @@ Elf *cst_core_elf(struct cst_core *c) { return c->elf; }
 const struct cst_arch *cst_core_arch(const struct cst_core *c) { return c->arch; }
 struct cst_target *cst_core_target(struct cst_core *c) { return &c->target; }
 size_t cst_core_nthreads(const struct cst_core *c) { return c->nthreads; }
-const struct cst_core_thread *cst_core_thread(const struct cst_core *c, size_t i)
+const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 {
-	return i < c->nthreads ? &c->threads[i] : NULL;
+	if (i >= c->nthreads)
+		return NULL;
+	const struct thread_index *x = &c->threads[i];
+	struct cst_core_thread *t = &c->thread;
+	*t = (struct cst_core_thread){
+		.tid = x->tid, .cursig = x->cursig,
+		/* the kernel writes the dumping thread first; it is the crashed one when it
+		 * carries a signal */
+		.crashed = i == 0 && (x->cursig != 0 || c->signal.present),
+	};
+	uint8_t d[DESC_READ];
+	int tid, cursig;
+	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||
+	    c->arch->prstatus(d, x->len, &t->regs, &tid, &cursig) < 0)
+		cst_regs_clear(&t->regs);     /* the file shrank since it was opened */
+	return t;
 }
 const struct cst_core_signal *cst_core_signal(const struct cst_core *c) { return &c->signal; }
 int cst_core_pid(const struct cst_core *c) { return c->pid; }

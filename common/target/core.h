@@ -1,11 +1,18 @@
 /* An ELF core file: its threads (NT_PRSTATUS), signal (NT_SIGINFO), process (NT_PRPSINFO),
  * auxiliary vector (NT_AUXV), file mappings (NT_FILE), and its memory as a cst_target.
  *
- * The file is read with pread, never mapped or read whole: its headers and notes once, its
- * memory through a small block cache.  Memory comes from PT_LOAD segments, looked up
- * in a sorted index (O(log n)); bytes the kernel left out (the text pages of mapped files)
- * are read from the files NT_FILE names, after -e / --sysroot substitution.  Every size
- * and offset in the file is checked against the file's real size before use. */
+ * The file is read with pread, never mapped or read whole: its headers once, its notes once
+ * through a 64 KiB window, its memory through a small block cache.  What a core costs in
+ * memory grows with its thread count and its NT_FILE and NT_AUXV notes (copied whole), not
+ * with its memory segments or its other notes: at most 1,000,000 threads are kept (the rest
+ * are warned about), each as 16 bytes (its registers are read again when cst_core_thread
+ * asks).  Memory comes from PT_LOAD segments, looked up in a sorted index (O(log n)); bytes
+ * the kernel left out (the text pages of mapped files) are read from the files NT_FILE
+ * names, after -e / --sysroot substitution.  Every size and offset in the file is checked
+ * against the file's real size before use.  A PT_LOAD whose header is impossible (its bytes
+ * would run into the next segment's in the file, or past 2^64) is warned about and none of
+ * its bytes are read from the core: its addresses read as memory the core left out (from a
+ * file NT_FILE maps there, else unreadable). */
 #ifndef CST_CORE_H
 #define CST_CORE_H
 
@@ -67,9 +74,12 @@ Elf *cst_core_elf(struct cst_core *c);
 const struct cst_arch *cst_core_arch(const struct cst_core *c);
 struct cst_target *cst_core_target(struct cst_core *c);
 
-/* Threads, the crashing one first, then the rest in tid order. */
+/* Threads, the crashing one first, then the rest in tid order.  cst_core_thread reads
+ * thread I's registers from its NT_PRSTATUS again (none valid when the file shrank since it
+ * was opened) into a slot of C that the next call overwrites: the core keeps 16 bytes a
+ * thread, not their registers.  NULL when I is out of range. */
 size_t cst_core_nthreads(const struct cst_core *c);
-const struct cst_core_thread *cst_core_thread(const struct cst_core *c, size_t i);
+const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i);
 
 const struct cst_core_signal *cst_core_signal(const struct cst_core *c);
 int cst_core_pid(const struct cst_core *c);                 /* from NT_PRPSINFO, else first tid */

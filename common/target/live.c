@@ -23,6 +23,8 @@ struct cst_live {
 	struct cst_target target;
 	struct cst_live_thread *threads;
 	size_t n, cap;
+	int *skipped;            /* tids of the threads that exited while being attached */
+	size_t nskipped, cap_skipped;
 };
 
 static int mem_read(void *priv, uint64_t addr, void *buf, size_t len)
@@ -61,12 +63,97 @@ int cst_live_getregs(const struct cst_arch *arch, int tid, struct cst_regs *out)
 	return arch->ptrace_regs ? arch->ptrace_regs(tid, out) : -CST_E_ARCH;
 }
 
+/* Whether TID was attached or skipped already: a later pass of the task list sees it again. */
 static bool attached(const struct cst_live *l, int tid)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->threads[i].tid == tid)
 			return true;
+	for (size_t i = 0; i < l->nskipped; i++)
+		if (l->skipped[i] == tid)
+			return true;
 	return false;
+}
+
+/* Whether thread TID of process PID has exited or is exiting: its /proc entry is gone, or
+ * its state (the field after the command's closing parenthesis in /proc/PID/task/TID/stat,
+ * proc(5)) is zombie or dead.  The kernel refuses PTRACE_ATTACH to an exiting thread with
+ * EPERM, as it does a thread it does not let us trace; this tells the two apart, and only
+ * one way: a thread never comes back from exiting. */
+static bool thread_gone(pid_t pid, int tid)
+{
+	char path[80], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	ssize_t got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got <= 0)
+		return got == 0 || errno == ESRCH;
+	buf[got] = 0;
+	const char *paren = strrchr(buf, ')');
+	char state = paren && paren[1] == ' ' ? paren[2] : 0;
+	return state == 'Z' || state == 'X' || state == 'x';
+}
+
+/* Records TID as skipped.  Returns 1, or -CST_E_NOMEM with ERR set. */
+static int skip_thread(struct cst_live *l, int tid, char *err, size_t errlen)
+{
+	if (l->nskipped == l->cap_skipped) {
+		size_t cap = l->cap_skipped ? 2 * l->cap_skipped : 16;
+		int *p = realloc(l->skipped, cap * sizeof *p);
+		if (!p)
+			return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		l->skipped = p;
+		l->cap_skipped = cap;
+	}
+	l->skipped[l->nskipped++] = tid;
+	return 1;
+}
+
+/* Attaches to thread TID of L's process, waits for it to stop and reads its registers into
+ * a new entry of L's threads.  Returns 0 when attached; 1 when skipped, for it exited
+ * meanwhile (ESRCH or an exiting thread's EPERM from PTRACE_ATTACH, its exit reported by
+ * waitpid, or ESRCH reading its registers); or a negative code with ERR set. */
+static int attach_thread(struct cst_live *l, int tid, char *err, size_t errlen)
+{
+	if (ptrace(PTRACE_ATTACH, tid, NULL, NULL) < 0) {
+		int en = errno;
+		if (en == ESRCH || (en == EPERM && thread_gone(l->pid, tid)))
+			return skip_thread(l, tid, err, errlen);
+		return cst_fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
+				"cannot attach to thread %d of process %d: %s%s", tid, (int)l->pid,
+				strerror(en), en == EPERM ?
+				" (another tracer, /proc/sys/kernel/yama/ptrace_scope, or not your process)" : "");
+	}
+	int st = 0;
+	pid_t w;
+	do
+		w = waitpid(tid, &st, __WALL);
+	while (w < 0 && errno == EINTR);
+	if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+		return skip_thread(l, tid, err, errlen);       /* it exited before it stopped */
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		void *p = realloc(l->threads, cap * sizeof *l->threads);
+		if (!p) {
+			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+			return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		}
+		l->threads = p;
+		l->cap = cap;
+	}
+	struct cst_live_thread *t = &l->threads[l->n];
+	t->tid = tid;
+	errno = 0;
+	if (cst_live_getregs(l->arch, tid, &t->regs) < 0) {
+		if (errno == ESRCH)           /* killed while stopped */
+			return skip_thread(l, tid, err, errlen);
+		cst_regs_clear(&t->regs);
+	}
+	l->n++;
+	return 0;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -103,38 +190,13 @@ int cst_live_attach(pid_t pid, const struct cst_arch *arch, struct cst_live **ou
 			int tid = atoi(e->d_name);
 			if (tid <= 0 || attached(l, tid))
 				continue;
-			if (l->n >= MAX_LIVE_THREADS)
+			if (l->n + l->nskipped >= MAX_LIVE_THREADS)
 				break;
-			if (ptrace(PTRACE_ATTACH, tid, NULL, NULL) < 0) {
-				int en = errno;
-				if (en == ESRCH)
-					continue;          /* exited meanwhile */
+			if ((rc = attach_thread(l, tid, err, errlen)) < 0) {
 				closedir(d);
-				rc = cst_fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
-					  "cannot attach to thread %d of process %d: %s%s", tid, (int)pid,
-					  strerror(en), en == EPERM ?
-					  " (another tracer, /proc/sys/kernel/yama/ptrace_scope, or not your process)" : "");
 				goto bad;
 			}
-			int st;
-			if (waitpid(tid, &st, __WALL) < 0)
-				continue;
-			if (l->n == l->cap) {
-				l->cap = l->cap ? 2 * l->cap : 16;
-				void *p = realloc(l->threads, l->cap * sizeof *l->threads);
-				if (!p) {
-					closedir(d);
-					ptrace(PTRACE_DETACH, tid, NULL, NULL);
-					rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
-					goto bad;
-				}
-				l->threads = p;
-			}
-			struct cst_live_thread *t = &l->threads[l->n++];
-			t->tid = tid;
-			if (cst_live_getregs(arch, tid, &t->regs) < 0)
-				cst_regs_clear(&t->regs);
-			added = true;
+			added |= rc == 0;
 		}
 		closedir(d);
 		if (!added)
@@ -172,10 +234,16 @@ void cst_live_detach(struct cst_live *l)
 	if (l->target.ops)
 		cst_live_close_target(&l->target);
 	free(l->threads);
+	free(l->skipped);
 	free(l);
 }
 
 struct cst_target *cst_live_target(struct cst_live *l) { return &l->target; }
+size_t cst_live_nskipped(const struct cst_live *l) { return l->nskipped; }
+int cst_live_skipped(const struct cst_live *l, size_t i)
+{
+	return i < l->nskipped ? l->skipped[i] : 0;
+}
 size_t cst_live_nthreads(const struct cst_live *l) { return l->n; }
 const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i)
 {

@@ -17,7 +17,9 @@ struct cst_live_thread {
 };
 
 /* Attaches to every thread of process PID, of architecture ARCH, and reads their registers.
- * Returns 0, or
+ * A thread that exits meanwhile (ESRCH from PTRACE_ATTACH, or EPERM with the thread exiting
+ * by /proc/PID/task/TID/stat; its exit reported by waitpid; ESRCH reading its registers) is
+ * skipped, not an error: see cst_live_nskipped.  Returns 0, or
  *   -CST_E_NOENT  no such process
  *   -CST_E_PERM   ptrace not permitted (another tracer, Yama ptrace_scope, or another user)
  *   -CST_E_ARCH   this host cannot read ARCH's registers (no ptrace_regs hook)
@@ -32,6 +34,10 @@ void cst_live_detach(struct cst_live *l);
 struct cst_target *cst_live_target(struct cst_live *l);
 size_t cst_live_nthreads(const struct cst_live *l);
 const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i);
+/* The threads skipped for they exited while being attached: how many, and the tid of the
+ * I-th (0 when I is out of range), in the order they were met. */
+size_t cst_live_nskipped(const struct cst_live *l);
+int cst_live_skipped(const struct cst_live *l, size_t i);
 
 /* Reads the registers of stopped thread TID, of architecture ARCH, of a process the caller
  * already traces (ARCH's ptrace_regs) into OUT.  Returns 0, -CST_E_PTRACE, or -CST_E_ARCH

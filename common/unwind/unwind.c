@@ -383,6 +383,26 @@ static bool outermost_function(struct cst_unwind *u)
 
 /* ---- the step ---------------------------------------------------------------------- */
 
+/* Whether PC lies in a module, or LOOKUP in a perf map's JIT code (true without symbols:
+ * nothing to tell).  Code known nowhere (a core whose memory is zeros, a jump to a wild
+ * address) has no frame to end a walk cleanly, nor a return address to continue it. */
+static bool known_code(const struct cst_unwind *u, uint64_t pc, uint64_t lookup)
+{
+	return !u->env->syms || cst_symbols_in_module(u->env->syms, pc) ||
+	       (u->env->jit && cst_perfmap_lookup(u->env->jit, lookup, NULL));
+}
+
+/* Ends the walk at F, found to have no caller: the outermost frame, unless F's code is
+ * known nowhere, when nothing says that F began the thread (its frame record, or return
+ * address, read as 0 from memory that may hold only zeros). */
+static int end_at(struct cst_unwind *u, const struct cst_frame *f)
+{
+	if (!known_code(u, f->pc, f->lookup_pc))
+		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
+			    "pc 0x%" PRIx64 " is outside every module: its caller is not known", f->pc);
+	return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+}
+
 static int finish(struct cst_unwind *u)
 {
 	return u->stop == CST_STOP_OUTERMOST ? 0 :
@@ -441,7 +461,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
 	if (rc == 0)
-		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+		return end_at(u, f);
 	if (rc < 0) {
 		if (u->stop != CST_STOP_NONE)
 			return finish(u);
@@ -458,9 +478,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
-		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	if (u->env->syms && !cst_symbols_in_module(u->env->syms, c->pc) &&
-	    !(u->env->jit && cst_perfmap_lookup(u->env->jit, c->pc - 1, NULL)))
+		return end_at(u, f);
+	if (!known_code(u, c->pc, c->pc - 1))
 		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 			    "return address 0x%" PRIx64 " is outside every module", c->pc);
 

@@ -541,6 +541,18 @@ def m_garbage_stack(c, args):
     say("PT_LOAD #%d (stack, %d bytes at file %#x) randomised" % (p["i"], n, a))
 
 
+def m_loads_zero(c, args):
+    """loads-zero: every PT_LOAD's bytes in the file become zero (a core whose memory
+    was never written, as a failed dump leaves it)."""
+    n = 0
+    for p in c.loads():
+        a = p["offset"]
+        k = max(0, min(p["filesz"], len(c.d) - a))
+        c.d[a:a + k] = bytes(k)
+        n += k
+    say("%d bytes of %d PT_LOAD segments zeroed" % (n, len(c.loads())))
+
+
 PH_FIELDS = {"offset": P_OFFSET_AT, "vaddr": P_VADDR_AT, "filesz": P_FILESZ_AT,
              "memsz": P_MEMSZ_AT}
 
@@ -663,6 +675,7 @@ PARSED = {
     "ntfile-ranges": m_ntfile_ranges,
     "ntfile-noterm": m_ntfile_noterm,
     "ntfile-rename": m_ntfile_rename,
+    "loads-zero": m_loads_zero,
     "mem-strrep": m_mem_strrep,
     "linkmap-cycle": m_linkmap_cycle,
     "fp-cycle": m_fp_cycle,

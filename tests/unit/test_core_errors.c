@@ -268,6 +268,16 @@ static void usable(void)
 	if (c) {
 		unit_expect(has_warning(c, "program header 1 (PT_LOAD at 0x10000) is impossible"),
 			    "no impossible-program-header warning (%zu warnings)", cst_core_nwarnings(c));
+		/* its memory is left out, as the warning says; the next segment's is not */
+		struct cst_target *tg = cst_core_target(c);
+		uint64_t w = 0;
+		int rc = cst_target_read_word(tg, LOAD_VADDR + 8, 8, &w);
+		EXPECT_EQ(rc, -CST_E_MEMORY, "read in the impossible segment");
+		rc = cst_target_read_word(tg, LOAD_VADDR + 0x1f8, 8, &w);
+		EXPECT_EQ(rc, -CST_E_MEMORY, "read in the impossible segment's claimed tail");
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x1000 + 8, 8, &w) == 0 &&
+			    w == 0x0f0e0d0c0b0a0908ull, "word in the second PT_LOAD: 0x%llx",
+			    (unsigned long long)w);
 		cst_core_close(c);
 	}
 	unit_end();
