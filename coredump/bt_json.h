@@ -5,12 +5,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "backtrace.h"
+#include "jsonw.h"
 
-/* JSON (schema version 1, README "JSON output"): the process object with an empty
- * "threads" array; its threads are written by the stream below.  bt_json_print writes a
- * whole document and frees it. */
+/* JSON (schema version 1, doc/json.md): the process object with an empty "threads" array;
+ * its threads are written by the stream below.  bt_json_write writes DOC in json-c's layout,
+ * indented or (COMPACT) on one line, with no newline after it, and frees it; bt_json_print
+ * writes it indented with a newline.  Both end the program (exit 2) when memory runs out. */
 struct json_object;
 struct json_object *bt_json_process(const struct bt_process *p);
+void bt_json_write(FILE *out, struct json_object *doc, bool compact);
 void bt_json_print(FILE *out, struct json_object *doc);
 
 /* The document written as it grows, each thread as soon as it is walked (a core of
@@ -18,8 +21,7 @@ void bt_json_print(FILE *out, struct json_object *doc);
  * its first thread comes, then each thread (bt_json_stream_thread; DOC's "threads" array
  * stays empty), then bt_json_stream_end writes the members after "threads" (modules,
  * signature, groups) and frees DOC.
- * Every value is serialised by json-c; only the braces around them are written here. */
-struct bt_json_thread;
+ * Everything is written by the streaming writer (jsonw.h). */
 struct bt_json_stream {
 	FILE *out;
 	bool compact;            /* the whole document on one line (--json-lines), else indented */
@@ -28,7 +30,7 @@ struct bt_json_stream {
 	bool begun;
 	size_t nthreads;
 	size_t head_members;     /* members of DOC before "threads", written at the start */
-	struct bt_json_thread *writer;  /* coredump/json_thread.h */
+	struct jw jw;            /* the document's writer, between the first thread and the end */
 };
 void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, const struct bt_thread *t);
 void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc);

@@ -1,5 +1,6 @@
-/* JSON output with json-c.  The schema is documented in README.md ("JSON output"); its
- * version is the value of the "corestack" key. */
+/* JSON output: the document's members are json-c values, written by the streaming writer
+ * (jsonw.h); each thread is written as it is walked (json_thread.h).  The schema is documented
+ * in doc/json.md; its version is the value of the "corestack" key. */
 #include "bt_json.h"
 #include "json_thread.h"
 #include "process.h"
@@ -54,39 +55,30 @@ static void nomem(void)
 	exit(2);
 }
 
-#define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define JSON_LINE_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define RAW(w, lit) jw_raw((w), lit, sizeof lit - 1)
 
 /* The members of DOC before "threads" are written with the document's opening brace; the
  * ones after it (modules, signature, groups) after the threads array, so that the members
- * come in the order of the document written whole. */
+ * come in the order of the document written whole.  The layout is json-c's for the document
+ * written in these parts: each thread on one line, the members after "threads" indented as
+ * values of the outermost level. */
 static void stream_begin(struct bt_json_stream *s, struct json_object *doc)
 {
-	if (!(s->writer = bt_json_thread_new()))
-		nomem();
-	struct json_object *first = json_object_new_object();
+	jw_init(&s->jw, s->out, !s->compact, 0);
+	if (s->lead)
+		jw_raw(&s->jw, s->lead, strlen(s->lead));
+	jw_begin_object(&s->jw);
 	s->head_members = 0;
 	json_object_object_foreach(doc, key, val) {
 		if (strcmp(key, "threads") == 0)
 			break;
-		json_object_object_add(first, key, json_object_get(val));
+		jw_key(&s->jw, key);
+		jw_json(&s->jw, val);
 		s->head_members++;
 	}
-	size_t n;
-	const char *head = json_object_to_json_string_length(first, s->compact ? JSON_LINE_FLAGS : JSON_FLAGS, &n);
-	while (n > 0 && (head[n - 1] == ' ' || head[n - 1] == '\n'))
-		n--;
-	if (n > 0 && head[n - 1] == '}')
-		n--;                         /* open the object again: drop its closing brace */
-	while (n > 0 && (head[n - 1] == ' ' || head[n - 1] == '\n'))
-		n--;
-	if (s->lead)
-		fputs(s->lead, s->out);
-	fwrite(head, 1, n, s->out);
-	if (n > 1)
-		fputc(',', s->out);
-	fputs(s->compact ? "\"threads\":[" : n > 1 ? "\n  \"threads\":[" : "\"threads\":[", s->out);
-	json_object_put(first);
+	jw_key(&s->jw, "threads");
+	s->jw.pretty = false;                /* one line per thread */
+	jw_begin_array(&s->jw);
 	s->begun = true;
 }
 
@@ -95,10 +87,12 @@ void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, co
 	if (!s->begun)
 		stream_begin(s, doc);
 	if (s->nthreads++)
-		fputc(',', s->out);
+		RAW(&s->jw, ",");
 	if (!s->compact)
-		fputc('\n', s->out);
-	if (bt_json_thread_write(s->writer, s->out, t) < 0)
+		RAW(&s->jw, "\n");
+	s->jw.had[s->jw.depth - 1] = false;  /* the comma and newline are written above */
+	bt_json_thread_write(&s->jw, t);
+	if (jw_flush(&s->jw) < 0)
 		nomem();
 }
 
@@ -106,28 +100,48 @@ void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc)
 {
 	if (!s->begun)
 		stream_begin(s, doc);
-	fputs(s->nthreads && !s->compact ? "\n  ]" : "]", s->out);
+	struct jw *w = &s->jw;
+	const char *close = s->nthreads && !s->compact ? "\n  ]" : "]";
+	jw_raw(w, close, strlen(close));
+	w->depth--;                          /* the threads array, closed above */
 	size_t i = 0;
 	json_object_object_foreach(doc, key, val) {
 		if (i++ <= s->head_members || strcmp(key, "threads") == 0)
 			continue;                /* written first, or the threads written above */
-		struct json_object *k = json_object_new_string(key);
-		int flags = s->compact ? JSON_LINE_FLAGS : JSON_FLAGS;
-		fprintf(s->out, s->compact ? ",%s:%s" : ",\n  %s:%s", json_object_to_json_string_ext(k, flags),
-			val ? json_object_to_json_string_ext(val, flags) : "null");
-		json_object_put(k);
+		/* each member a value of the outermost level, as json-c writes a value alone */
+		RAW(w, ",");
+		if (!s->compact)
+			RAW(w, "\n  ");
+		w->pretty = !s->compact;
+		int depth = w->depth;
+		w->depth = 0;
+		w->after_key = false;
+		jw_string(w, key);
+		RAW(w, ":");
+		jw_json(w, val);
+		w->depth = depth;
 	}
-	fputs(s->compact ? "}" : "\n}", s->out);
+	const char *end = s->compact ? "}" : "\n}";
+	jw_raw(w, end, strlen(end));
 	if (!s->in_array)
-		fputc('\n', s->out);
+		RAW(w, "\n");
 	json_object_put(doc);
-	bt_json_thread_free(s->writer);
-	s->writer = NULL;
+	if (jw_finish(w) < 0)
+		nomem();
+}
+
+void bt_json_write(FILE *out, struct json_object *doc, bool compact)
+{
+	struct jw w;
+	jw_init(&w, out, !compact, 0);
+	jw_json(&w, doc);
+	if (jw_finish(&w) < 0)
+		nomem();
+	json_object_put(doc);
 }
 
 void bt_json_print(FILE *out, struct json_object *doc)
 {
-	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE), out);
+	bt_json_write(out, doc, false);
 	fputc('\n', out);
-	json_object_put(doc);
 }

@@ -223,15 +223,11 @@ static void free_groups(struct triage *tr)
 static void print_json(struct triage *tr, struct json_object *doc)
 {
 	if (tr->o->json_lines) {
-		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-		      tr->out);
+		bt_json_write(tr->out, doc, true);
 		fputc('\n', tr->out);
-		json_object_put(doc);
 	} else if (tr->array) {
 		fputs(tr->emitted ? ",\n" : "[\n", tr->out);
-		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE),
-		      tr->out);
-		json_object_put(doc);
+		bt_json_write(tr->out, doc, false);
 	} else {
 		bt_json_print(tr->out, doc);
 	}

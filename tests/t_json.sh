@@ -1,8 +1,8 @@
 #!/bin/bash
-# JSON output of many threads: each thread is written as soon as it is walked, by one json-c
-# object per frame kept from thread to thread (coredump/json_thread.c).  A core of a program
+# JSON output of many threads: each thread is written as soon as it is walked, by the streaming
+# writer (coredump/jsonw.c, coredump/json_thread.c).  A core of a program
 # with 61 threads of 20 to 40 frames each (bench/manythreads.c, built here with -g so that
-# frames with and without file:line, cfa and markers take turns in each kept object) and a
+# frames with and without file:line, cfa and markers take turns) and a
 # stripped multithreaded core are checked against corestack's text output (text.c, written
 # apart): every thread and frame with its pc, function, file:line, module, marker, found_by,
 # cfa and note (tests/lib/json_vs_text.py).  --json-lines and the array of several cores

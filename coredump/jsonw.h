@@ -1,0 +1,132 @@
+/* A streaming JSON writer (RFC 8259): values are written as they come into a buffer that is
+ * flushed to a FILE, with no tree in between.  Its output is json-c's for the same values
+ * (JSON_C_TO_STRING_PLAIN or _PRETTY with _NOSLASHESCAPE: no spaces, two-space indents), so
+ * the documents of doc/json.md keep their bytes; strings differ only where json-c would have
+ * written invalid UTF-8 (below).
+ *
+ * A writer is a caller-owned cursor: begin/end an object or array, a key, then a value.  The
+ * caller keeps the nesting right (a key only in an object, one value after each key); the
+ * writer places the commas, newlines and indents. */
+#ifndef CST_JSONW_H
+#define CST_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define JW_MAX_DEPTH 64
+
+struct json_object;
+
+struct jw {
+	FILE *out;
+	char *buf;
+	size_t len, cap;
+	bool pretty;            /* json-c's _PRETTY layout, else everything on one line */
+	bool nomem;             /* the buffer could not grow: output is cut short */
+	bool after_key;         /* the next value follows a key (no separator) */
+	int depth;              /* open objects and arrays */
+	int base;               /* indent level of the outermost value (json-c's "level") */
+	bool had[JW_MAX_DEPTH]; /* the container at each depth has a member already */
+};
+
+/* The string-escape function: writes S (LEN bytes, NUL allowed) to OUT as the inside of a JSON
+ * string (no quotes) and returns the number of bytes written; OUT must hold 6 * LEN bytes.
+ * '"' and '\' are escaped; the control characters below 0x20 become \b \f \n \r \t or
+ * \u00XX (lower-case hex); '/' and everything else that is well-formed UTF-8 (RFC 3629) is
+ * copied.  A byte that does not start a well-formed UTF-8 sequence (a stray continuation
+ * byte, an overlong form, a surrogate, a code point above U+10FFFF, a cut sequence) becomes
+ * U+FFFD, the replacement character (bytes EF BF BD), one per byte: names read from a core
+ * are bytes, and the document must still be valid JSON. */
+size_t jw_escape(char *out, const char *s, size_t len);
+
+/* A writer to OUT; PRETTY as above, BASE the indent level the first value is written at. */
+void jw_init(struct jw *w, FILE *out, bool pretty, int base);
+/* Writes what is buffered to OUT.  Returns 0, or -1 when memory ran out while writing (the
+ * document is cut short then); a write error is left in OUT's error flag (ferror). */
+int jw_flush(struct jw *w);
+/* Flushes and frees the buffer; the return value of jw_flush. */
+int jw_finish(struct jw *w);
+
+void jw_begin_object(struct jw *w);
+void jw_end_object(struct jw *w);
+void jw_begin_array(struct jw *w);
+void jw_end_array(struct jw *w);
+/* The key of the next member of the innermost object. */
+void jw_key(struct jw *w, const char *key);
+/* The same for a KEY of LEN bytes that needs no escaping (printable ASCII other than '"' and
+ * '\'), such as a key of the schema given as a literal: JW_KEY(w, "pc"). */
+#define JW_KEY(w, lit) jw_key_plain((w), "" lit, sizeof(lit) - 1)
+/* A string value; a NULL S is written as null. */
+void jw_string(struct jw *w, const char *s);
+void jw_string_len(struct jw *w, const char *s, size_t len);
+/* A string S of LEN bytes that needs no escaping (as JW_KEY), written as it is: a hex number,
+ * a token from a table of the program. */
+void jw_string_plain(struct jw *w, const char *s, size_t len);
+void jw_int(struct jw *w, int64_t v);
+void jw_bool(struct jw *w, bool v);
+void jw_null(struct jw *w);
+/* Value V of json-c (NULL is null), written member by member as json-c would write it. */
+void jw_json(struct jw *w, struct json_object *v);
+/* Bytes written as they are, between values (the skeleton of a document written in parts). */
+void jw_raw(struct jw *w, const char *s, size_t len);
+
+/* The inline parts of the writer, for its callers' loops (one frame after another). */
+char *jw_grow(struct jw *w, size_t n);
+void jw_indent(struct jw *w, int level);
+
+/* Room for N more bytes in W's buffer; NULL (W->nomem set) when it cannot grow. */
+static inline char *jw_room(struct jw *w, size_t n)
+{
+	if (__builtin_expect(w->len + n <= w->cap, 1))
+		return w->buf + w->len;
+	return jw_grow(w, n);
+}
+
+/* Before a value or a key: the comma and indent of a member of the innermost container. */
+static inline void jw_member(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth == 0)
+		return;
+	bool had = w->had[w->depth - 1];
+	w->had[w->depth - 1] = true;
+	if (w->pretty) {
+		if (had)
+			jw_raw(w, ",", 1);
+		jw_indent(w, w->base + w->depth);
+	} else if (had) {
+		char *o = jw_room(w, 1);
+		if (o) {
+			*o = ',';
+			w->len++;
+		}
+	}
+}
+
+/* S (LEN bytes, nothing to escape) in quotes, then the byte AFTER unless it is 0. */
+static inline void jw_quoted_plain(struct jw *w, const char *s, size_t len, char after)
+{
+	char *o = jw_room(w, len + 3);
+	if (!o)
+		return;
+	o[0] = '"';
+	memcpy(o + 1, s, len);
+	o[len + 1] = '"';
+	o[len + 2] = after;
+	w->len += len + 2 + (after != 0);
+}
+
+static inline void jw_key_plain(struct jw *w, const char *key, size_t len)
+{
+	jw_member(w);
+	jw_quoted_plain(w, key, len, ':');
+	w->after_key = true;
+}
+
+#endif
