@@ -8,10 +8,11 @@
 #                               main, the normal compiler and flags) for tests/t_fuzz_regress.sh,
 #                               which replays every fuzz/regressions/ input.
 # Harnesses: core (the core reader, fuzz/fuzz_core.c), unwind (the unwinder over a synthetic
-# process, fuzz/fuzz_unwind.c) and corewalk (core file to located frames, fuzz/fuzz_corewalk.c;
-# it shares the core harness's seeds).
+# process, fuzz/fuzz_unwind.c), corewalk (core file to located frames, fuzz/fuzz_corewalk.c;
+# it shares the core harness's seeds) and jsonw (the JSON writer's string escape read back by
+# json-c, fuzz/fuzz_jsonw.c; its seeds are fuzz/regressions/jsonw/).
 
-FUZZ_HARNESSES := core unwind corewalk
+FUZZ_HARNESSES := core unwind corewalk jsonw
 FUZZ_SECONDS   ?= 60
 FUZZ_RSS_MB    ?= 2048
 FUZZ_TIMEOUT   ?= 20
@@ -36,10 +37,19 @@ $(FUZZ_BUILD)/common/%.o: common/%.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_BUILD)/fuzz/%.o: fuzz/%.c $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icoredump -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_BUILD)/fuzz/fuzz_input.o $(FUZZ_COMMON_OBJ)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
+
+# The jsonw harness is the CLI's writer (coredump/jsonw.c) with json-c.
+$(FUZZ_BUILD)/coredump/%.o: coredump/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icoredump -c $< -o $@
+$(FUZZ_BUILD)/fuzz-jsonw: $(FUZZ_BUILD)/fuzz/fuzz_jsonw.o $(FUZZ_BUILD)/coredump/jsonw.o
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
+$(BUILD)/fuzz/replay-jsonw: $(BUILD)/fuzz/fuzz_jsonw.o $(BUILD)/fuzz/replay.o $(BUILD)/coredump/jsonw.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 # Replay drivers, built like corestack itself (sanitized with SANITIZE=1).
 $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz_input.o $(BUILD)/fuzz/replay.o \
@@ -47,7 +57,7 @@ $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz_input.o $(BUIL
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
 $(BUILD)/fuzz/%.o: fuzz/%.c | pkg-check
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ifuzz -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ifuzz -Icoredump -c $< -o $@
 
 fuzz-replay: $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/replay-%)
 check-run: fuzz-replay
@@ -91,7 +101,7 @@ fuzz: fuzz-deps $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/fuzz-%) $(FUZZ_BUILD)/seeds.sta
 	  $(FUZZ_BUILD)/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
 	    -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$h/ $(FUZZ_BUILD)/corpus/$$h \
-	    $(FUZZ_BUILD)/seeds/$$(echo $$h | sed s/corewalk/core/) fuzz/regressions/$$h; \
+	    $$(ls -d $(FUZZ_BUILD)/seeds/$$(echo $$h | sed s/corewalk/core/) 2>/dev/null) fuzz/regressions/$$h; \
 	done
 
 .PHONY: fuzz fuzz-deps fuzz-replay

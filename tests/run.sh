@@ -81,6 +81,15 @@ CORESTACK=${CORESTACK:-$BUILD/corestack}    # the binary under test
 export CORESTACK
 have_cs=1
 [ -x "$CORESTACK" ] || have_cs=0
+# Every JSON document of the run is parsed by json-c too: tests/lib/jsoncheck.c runs in place of
+# corestack (for the table cases and every script) and logs each check.
+JSONCHECK_LOG=
+if [ $have_cs = 1 ] && [ -z "${CST_JSONCHECK_CORESTACK:-}" ] && [ -x "$T/jsoncheck" ]; then
+    JSONCHECK_LOG=$(cd "$WORK" && pwd)/jsoncheck.log
+    export CST_JSONCHECK_CORESTACK=$(cd "$(dirname "$CORESTACK")" && pwd)/$(basename "$CORESTACK")
+    export CST_JSONCHECK_LOG=$JSONCHECK_LOG
+    CORESTACK=$(cd "$T" && pwd)/jsoncheck
+fi
 
 # core_for VARIANT SPEC...: make (once per run) the core for SPEC, print its path.
 core_for() {
@@ -139,6 +148,10 @@ for t in tests/t_*.sh; do
     judge_script "$base.sh" $rc "$WORK/$base.out" "$WORK/$base.err"
 done
 
+if [ -n "$JSONCHECK_LOG" ] && [ "$ONLY" = '*' ] && [ ! -s "$JSONCHECK_LOG" ]; then
+    fail jsoncheck "no JSON document was checked ($JSONCHECK_LOG empty)"
+fi
+[ -n "$JSONCHECK_LOG" ] && jsoncheck_judge "$JSONCHECK_LOG"
 if [ $NFAIL = 0 ]; then rm -rf "$WORK"; else echo "    (cores and the scripts' output kept in $WORK)"; fi
 echo "$NPASS passed, $NFAIL failed, $NSKIP skipped"
 [ $NFAIL = 0 ]

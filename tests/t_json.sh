@@ -64,4 +64,17 @@ a = json.load(open(sys.argv[1] + "/array.json"))
 m = json.load(open(sys.argv[1] + "/many.json"))
 s = json.load(open(sys.argv[1] + "/strip.json"))
 sys.exit(not (a == [m, s, m]))' "$W"
+
+# tests/lib/jsoncheck.c, which parses every document of the test suite with json-c, fails a
+# document that is not JSON: a corestack that writes a raw 0xff byte in a string
+if [ -x "$T/jsoncheck" ]; then
+	printf '#!/bin/sh\nprintf '"'"'{"corestack":1,"a":"\\377"}\\n'"'"'\n' > "$W/badjson.sh"
+	chmod +x "$W/badjson.sh"
+	CST_JSONCHECK_CORESTACK=$W/badjson.sh CST_JSONCHECK_LOG=$W/badjson.log \
+		"$T/jsoncheck" --json x.core > "$W/badjson.out" 2>&1
+	check jsoncheck-fails-bad-utf8 grep -q '^FAIL not JSON' "$W/badjson.log"
+	CST_JSONCHECK_CORESTACK=$CST_JSONCHECK_CORESTACK CST_JSONCHECK_LOG=$W/good.log \
+		"$T/jsoncheck" --json "$W/strip.core" > /dev/null 2>&1
+	check jsoncheck-passes-corestack grep -qx ok "$W/good.log"
+fi
 exit 0

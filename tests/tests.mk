@@ -1,7 +1,8 @@
 # tests/tests.mk: test-suite rules, included by the top Makefile.
 #   make test-progs  builds every tests/progs/*.c in every build variant as
 #                    $(BUILD)/tests/PROG-VARIANT (plus stripped copies);
-#   make check       builds corestack and the programs, then runs tests/run.sh.
+#   make check       builds corestack, the programs and tests/lib/jsoncheck.c, then runs
+#                    tests/run.sh.
 # Variants (how distributions build):
 #   fp        frame pointers everywhere (even leaves that use the stack), no CFI
 #   fpnoleaf  frame pointers except in leaf functions, no CFI
@@ -39,7 +40,13 @@ $(BUILD)/tests/%-stripped: $(BUILD)/tests/%
 
 test-progs: $(TEST_PROG_BINS)
 
-check-run: $(BUILD)/corestack test-progs sweep-progs
+# tests/lib/jsoncheck.c: put in place of corestack by tests/run.sh and tests/lib/common.sh, it
+# parses every JSON document the tests produce with json-c.
+$(BUILD)/tests/jsoncheck: tests/lib/jsoncheck.c tests/tests.mk | pkg-check
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(shell pkg-config --libs json-c)
+
+check-run: $(BUILD)/corestack test-progs sweep-progs $(BUILD)/tests/jsoncheck
 	BUILD=$(BUILD) bash tests/run.sh
 
 .PHONY: test-progs check-run

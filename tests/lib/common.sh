@@ -5,7 +5,9 @@
 #   TOP        the repository top, an absolute path
 #   BUILD      the build directory as given (default build); B the same, absolute
 #   T          $B/tests, where `make test-progs` puts the test programs
-#   CORESTACK  the binary under test (default $B/corestack), absolute and exported; CS the same
+#   CORESTACK  the binary under test (default $B/corestack), absolute and exported; CS the same;
+#              both are $T/jsoncheck, which runs it, when that is built (tests/lib/jsoncheck.c:
+#              JSON output is parsed by json-c; the real binary is $CST_JSONCHECK_CORESTACK)
 #   W          a fresh work directory (mktemp -d), removed at exit; KEEP=1 keeps it and names
 #              it on stderr
 #   XDG_CACHE_HOME  exported: run.sh's (under its work directory) or, for a script run alone,
@@ -88,6 +90,19 @@ judge_script() {
     fi
 }
 
+# jsoncheck_judge LOG: a FAIL line for each document tests/lib/jsoncheck.c could not parse,
+# else one PASS line with the number of runs whose JSON it parsed (none: nothing printed).
+jsoncheck_judge() {
+    local n
+    [ -s "$1" ] || return 0
+    if grep -q '^FAIL' "$1"; then
+        grep '^FAIL' "$1" | head -5 | while IFS= read -r line; do fail jsoncheck "${line#FAIL }"; done
+    else
+        n=$(grep -c '^ok' "$1")
+        pass "jsoncheck-$n-runs"
+    fi
+}
+
 exec 3>&1
 
 [ "${CST_LIB_ONLY:-}" = 1 ] && return 0
@@ -116,3 +131,10 @@ if [ -z "${XDG_CACHE_HOME:-}" ]; then
     XDG_CACHE_HOME=$W/xdg-cache
 fi
 export XDG_CACHE_HOME
+# Every JSON document the script's corestack writes is parsed by json-c (tests/lib/jsoncheck.c);
+# under tests/run.sh that is set up already, and run.sh reads the log.
+if [ -z "${CST_JSONCHECK_CORESTACK:-}" ] && [ -x "$T/jsoncheck" ] && [ -x "$CORESTACK" ]; then
+    export CST_JSONCHECK_CORESTACK=$CORESTACK CST_JSONCHECK_LOG=$W/jsoncheck.log
+    CORESTACK=$T/jsoncheck CS=$T/jsoncheck
+    at_exit 'jsoncheck_judge "$CST_JSONCHECK_LOG"'
+fi
