@@ -232,6 +232,19 @@ def main():
                 pb = (big["med"][key] - mid["med"][key]) / (big["threads"] - mid["threads"])
                 targets.append(("%s %s: time per thread flat from 1,001 to 10,001" % (b, out), pb <= 1.25 * pm,
                                 "%.1f µs per thread up to 1,001, %.1f µs per thread beyond" % (1e6 * pm, 1e6 * pb)))
+    # --json against text: the same walk, only the writer differs
+    for b in ("fp", "cfi"):
+        for size in ("1001", "10001"):
+            r = by.get("t%s-%s" % (size, b))
+            if r:
+                m = r["med"]
+                targets.append(("t%s-%s --json: within 1.3x of text" % (size, b), m["csjson"] <= 1.3 * m["cs"],
+                                "%.2fx" % (m["csjson"] / m["cs"])))
+        big = by.get("t10001-" + b)
+        if big:
+            m = big["med"]
+            targets.append(("t10001-%s --json: within 2x of cat" % b, m["csjson"] <= 2 * m["cat"],
+                            "%.2fx" % (m["csjson"] / m["cat"])))
     for what, met, how in targets:
         print("%-62s %s (%s)" % (what, "met" if met else "NOT MET", how))
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
