@@ -92,6 +92,26 @@ else
 	skip lang-go "$L/store not built (make lang-progs)"
 fi
 
+# JIT code: return addresses in an anonymous executable mapping (no file, no module) are
+# walked by the frame-pointer chain, shown as anonymous memory, or named from a perf map
+if [ -x "$L/jit" ]; then
+	if core jit_anon "$L/jit" ""; then
+		check lang-jit-anon python3 tests/lib/check_frames.py --corestack "$CS" "$E/jit_anon" "$W/jit_anon.core"
+		"$CS" "$W/jit_anon.core" > "$W/jit.out" 2>&1
+		check lang-jit-anon-text grep -qE '^#2  0x[0-9a-f]+ in \?\? \(\) \[JIT\] from anonymous memory$' "$W/jit.out"
+	else
+		fail lang-jit-anon "no core: $(head -c 300 "$W/jit_anon.err")"
+	fi
+	if core jit_perfmap "$L/jit" "$W/jit.map"; then
+		check lang-jit-perfmap python3 tests/lib/check_frames.py --corestack "$CS" --perf-map "$W/jit.map" \
+			"$E/jit_perfmap" "$W/jit_perfmap.core"
+	else
+		fail lang-jit-perfmap "no core: $(head -c 300 "$W/jit_perfmap.err")"
+	fi
+else
+	skip lang-jit "$L/jit not built (make lang-progs)"
+fi
+
 # the mangled forms, as -r shows them
 if [ -e "$W/rust_legacy_segv.core" ]; then
 	"$CS" -r "$W/rust_legacy_segv.core" > "$W/rl.out" 2>&1

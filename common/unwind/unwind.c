@@ -489,9 +489,15 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
-	if (!known_code(u, c->pc, c->pc - 1))
-		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
-			    "return address 0x%" PRIx64 " is outside every module", c->pc);
+	/* code no file backs (a JIT's) is code too: its frame is found by the frame-pointer
+	 * chain, but it does not end a walk cleanly (end_at) */
+	if (!known_code(u, c->pc, c->pc - 1)) {
+		if (!cst_target_anon_code(u->env->target, c->pc - 1))
+			return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
+				    "return address 0x%" PRIx64 " is outside every module", c->pc);
+		if (!c->note[0])
+			snprintf(c->note, sizeof c->note, "code no file backs (JIT or anonymous memory)");
+	}
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
