@@ -131,6 +131,7 @@ static bool trusted(enum cst_found_by f)
 	case CST_FOUND_TAIL_CALL:
 	case CST_FOUND_WINDOW:
 	case CST_FOUND_RETURN_REG:
+	case CST_FOUND_SIGNAL:
 		return true;
 	}
 	return false;

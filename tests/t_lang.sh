@@ -1,9 +1,9 @@
 #!/bin/bash
-# C++ and Rust programs (tests/lang/, built by tests/lang/lang.mk with Debian's g++ and rustc):
-# their cores' crashing threads frame by frame, names demangled (tests/lang/expected/, gdb's
-# frames in each file's comments), and with -r mangled; the JSON "symbol" member; the
-# signature (the machinery skipped, " [clone .cold]" cut); the shell's disassemble of a C++
-# name typed without its parameter list.
+# C++, Rust and Go programs (tests/lang/, built by tests/lang/lang.mk with Debian's g++, rustc
+# and golang-go): their cores' crashing threads frame by frame, names demangled
+# (tests/lang/expected/, gdb's frames in each file's comments), and with -r mangled; the JSON
+# "symbol" member; the signature (the machinery skipped, " [clone .cold]" cut); the shell's
+# disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
@@ -76,6 +76,42 @@ for v in legacy v0; do
 		fi
 	done
 done
+# Go: a nil dereference under GOTRACEBACK=crash; the walk crosses the runtime's own signal
+# restorer (runtime.sigreturn) to the faulting method and on to runtime.goexit; file:line
+# from Go's DWARF, which has no .debug_aranges
+if [ -x "$L/store" ]; then
+	if GOTRACEBACK=crash core go_segv "$L/store" nil; then
+		check lang-go-segv python3 tests/lib/check_frames.py --corestack "$CS" "$E/go_segv" "$W/go_segv.core"
+		# the restorer's frame gives the interrupted registers (signal-frame), and -v says where
+		"$CS" -v "$W/go_segv.core" > "$W/go.out" 2>&1
+		check lang-go-signal-frame grep -qE 'found by: signal-frame .*registers from the signal frame.s ucontext at 0x' "$W/go.out"
+	else
+		fail lang-go-segv "no core: $(head -c 300 "$W/go_segv.err")"
+	fi
+else
+	skip lang-go "$L/store not built (make lang-progs)"
+fi
+
+# JIT code: return addresses in an anonymous executable mapping (no file, no module) are
+# walked by the frame-pointer chain, shown as anonymous memory, or named from a perf map
+if [ -x "$L/jit" ]; then
+	if core jit_anon "$L/jit" ""; then
+		check lang-jit-anon python3 tests/lib/check_frames.py --corestack "$CS" "$E/jit_anon" "$W/jit_anon.core"
+		"$CS" "$W/jit_anon.core" > "$W/jit.out" 2>&1
+		check lang-jit-anon-text grep -qE '^#2  0x[0-9a-f]+ in \?\? \(\) \[JIT\] from anonymous memory$' "$W/jit.out"
+	else
+		fail lang-jit-anon "no core: $(head -c 300 "$W/jit_anon.err")"
+	fi
+	if core jit_perfmap "$L/jit" "$W/jit.map"; then
+		check lang-jit-perfmap python3 tests/lib/check_frames.py --corestack "$CS" --perf-map "$W/jit.map" \
+			"$E/jit_perfmap" "$W/jit_perfmap.core"
+	else
+		fail lang-jit-perfmap "no core: $(head -c 300 "$W/jit_perfmap.err")"
+	fi
+else
+	skip lang-jit "$L/jit not built (make lang-progs)"
+fi
+
 # the mangled forms, as -r shows them
 if [ -e "$W/rust_legacy_segv.core" ]; then
 	"$CS" -r "$W/rust_legacy_segv.core" > "$W/rl.out" 2>&1

@@ -82,6 +82,11 @@ struct cst_arch {
 	 * cleanly after them even when their CFI does not say so. */
 	const char *const *outermost;
 
+	/* Names of the functions a language runtime enters from its signal handler as if the
+	 * faulting instruction had called them (NULL-terminated, or NULL): their caller's pc is
+	 * that instruction, looked up as it is, not one byte back. */
+	const char *const *fault_callees;
+
 	/* The rule row (row.h) at PC inside function FN, found by decoding FN's instructions
 	 * from its entry; every rule it does not set is undefined.  Returns 0, -CST_E_NO_FUNC /
 	 * -CST_E_DECODE when the function cannot be analysed. */

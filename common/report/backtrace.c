@@ -97,6 +97,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			b->inlined = true;
 			b->number = number++;
 			b->jit_map = NULL;
+			b->anon_code = false;
 		}
 		struct bt_frame *b = &t->frames[t->n++];
 		b->loc = loc;
@@ -107,6 +108,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		b->inlined = false;
 		b->number = number++;
 		b->jit_map = jit;
+		b->anon_code = !loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
 		if (real) {
 			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
 			real_end = t->n;

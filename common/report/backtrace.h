@@ -14,6 +14,8 @@ struct bt_frame {
 	bool inlined;            /* a function inlined into the next frame (same pc) */
 	unsigned number;         /* printed frame number: inlined functions count */
 	const char *jit_map;     /* the perf map that named this JIT frame, else NULL */
+	bool anon_code;          /* outside every module and perf map, in executable memory no
+				  * file backs (JIT code no perf map names) */
 };
 
 struct bt_thread {

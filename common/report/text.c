@@ -154,6 +154,8 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 	} else if (b->jit_map) {
 		put(&l, " [JIT] from ", 12);
 		put_name(&l, b->jit_map);
+	} else if (b->anon_code) {
+		put_str(&l, " [JIT] from anonymous memory");
 	}
 	if (loc->mismatch)
 		put_str(&l, " (build-id mismatch)");

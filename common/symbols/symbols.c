@@ -691,6 +691,32 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+/* The compilation unit of MOD whose ranges hold ADDR (a target address), with *BIAS the
+ * module's load bias; NULL when no unit covers it.  libdw finds the unit through
+ * .debug_aranges; a file without that section (Go's linker writes none) has its units'
+ * own ranges searched in order, and *SCANNED says so: libdwfl's line lookup, which goes
+ * through .debug_aranges too, then cannot be used. */
+static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, bool *scanned)
+{
+	*scanned = false;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+	if (cu)
+		return dwarf_haspc(cu, addr - *bias) > 0 ? cu : NULL;
+	Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+	Dwarf_Aranges *ar;
+	size_t nar = 0;
+	if (!dw || dwarf_getaranges(dw, &ar, &nar) != 0 || nar > 0)
+		return NULL;
+	*scanned = true;
+	Dwarf_Addr b;
+	for (cu = dwfl_module_nextcu(mod, NULL, &b); cu; cu = dwfl_module_nextcu(mod, cu, &b))
+		if (dwarf_haspc(cu, addr - b) > 0) {
+			*bias = b;
+			return cu;
+		}
+	return NULL;
+}
+
 static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
 	memset(loc, 0, sizeof *loc);
@@ -733,15 +759,20 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 	/* a line only for an address inside a compilation unit's ranges: libdw takes the
 	 * nearest unit otherwise (crt1.o's _start, which has no DWARF, got the next unit's
 	 * last line) */
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	Dwfl_Line *line = cu && dwarf_haspc(cu, addr - bias) > 0 ? dwfl_module_getsrc(mod, addr) : NULL;
-	if (line) {
-		int lineno = 0;
-		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		if (file && lineno > 0) {
-			loc->file = file;
-			loc->line = lineno;
-		}
+	bool scanned;
+	Dwarf_Die *cu = module_cu(mod, addr, &bias, &scanned);
+	int lineno = 0;
+	const char *file = NULL;
+	if (cu && !scanned) {
+		Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+		file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	} else if (cu) {
+		Dwarf_Line *line = dwarf_getsrc_die(cu, addr - bias);
+		file = line && dwarf_lineno(line, &lineno) == 0 ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	}
+	if (file && lineno > 0) {
+		loc->file = file;
+		loc->line = lineno;
 	}
 }
 
@@ -851,7 +882,8 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 {
 	Dwfl_Module *mod = module_at(s, addr);
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
+	bool scanned;
+	Dwarf_Die *cu = mod ? module_cu(mod, addr, &bias, &scanned) : NULL;
 	if (!cu || max < 2)
 		return 0;
 	Dwarf_Die *scopes = NULL;
@@ -873,9 +905,15 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 	}
 	const char *file = NULL;
 	int line = 0;
-	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
-	if (l)
-		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	if (!scanned) {
+		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		if (l)
+			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	} else {
+		Dwarf_Line *l = dwarf_getsrc_die(cu, addr - bias);
+		if (l && dwarf_lineno(l, &line) == 0)
+			file = dwarf_linesrc(l, NULL, NULL);
+	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	dwarf_getsrcfiles(cu, &files, &nfiles);

@@ -41,6 +41,7 @@ struct load {                    /* one PT_LOAD */
 	uint64_t offset, avail;  /* file offset and bytes really present in the file */
 	uint64_t claimed;        /* bytes the header says are in the file (p_filesz, at most p_memsz) */
 	size_t phdr;             /* index of the program header */
+	bool exec;               /* PF_X */
 };
 
 struct mapped_file {             /* a file named by NT_FILE, opened on first use */
@@ -289,7 +290,19 @@ static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-static const struct cst_target_ops core_target_ops = { .read = core_read };
+/* A PT_LOAD with PF_X holds ADDR and no NT_FILE entry covers it: code the process made
+ * itself (a JIT's), which the kernel dumps whole as anonymous memory. */
+static bool core_anon_code(void *priv, uint64_t addr)
+{
+	const struct cst_core *c = priv;
+	ptrdiff_t i = UPPER_BOUND(c->loads, c->nloads, vaddr, addr);
+	if (i < 0 || addr - c->loads[i].vaddr >= c->loads[i].memsz || !c->loads[i].exec)
+		return false;
+	ptrdiff_t m = UPPER_BOUND(c->maps, c->nmaps, start, addr);
+	return m < 0 || addr >= c->maps[m].end;
+}
+
+static const struct cst_target_ops core_target_ops = { .read = core_read, .anon_code = core_anon_code };
 
 /* ---- notes ----------------------------------------------------------------------- */
 
@@ -736,6 +749,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
 			l->claimed = fs;
 			l->phdr = i;
+			l->exec = (ph.p_flags & PF_X) != 0;
 			if (l->offset >= c->size)
 				fs = 0;
 			else if (fs > c->size - l->offset)

@@ -11,6 +11,11 @@ int cst_target_read(const struct cst_target *t, uint64_t addr, void *buf, size_t
 	return t->ops->read(t->priv, addr, buf, len);
 }
 
+bool cst_target_anon_code(const struct cst_target *t, uint64_t addr)
+{
+	return t->ops->anon_code && t->ops->anon_code(t->priv, addr);
+}
+
 int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out)
 {
 	uint8_t b[8];

@@ -12,6 +12,10 @@ struct cst_target_ops {
 	/* Reads LEN bytes at target virtual address ADDR into BUF.  Returns 0, or
 	 * -CST_E_MEMORY when any byte of the range is not readable. */
 	int (*read)(void *priv, uint64_t addr, void *buf, size_t len);
+	/* Whether ADDR lies in executable memory that no file backs (JIT code: a core's PT_LOAD
+	 * with PF_X that no NT_FILE entry covers, an anonymous executable mapping of a live
+	 * process).  NULL when the back end cannot tell. */
+	bool (*anon_code)(void *priv, uint64_t addr);
 };
 
 struct cst_target {
@@ -22,6 +26,10 @@ struct cst_target {
 
 /* Reads LEN bytes at ADDR; 0 or -CST_E_MEMORY. */
 int cst_target_read(const struct cst_target *t, uint64_t addr, void *buf, size_t len);
+
+/* Whether ADDR lies in executable memory that no file backs (cst_target_ops.anon_code);
+ * false when the back end cannot tell. */
+bool cst_target_anon_code(const struct cst_target *t, uint64_t addr);
 
 /* Reads one SIZE-byte word (4 or 8) at ADDR in the target's byte order into *OUT
  * (zero-extended).  Returns 0, -CST_E_MEMORY, or -CST_E_INVAL for another SIZE. */

@@ -141,20 +141,29 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 
 /* ---- finding the caller ---------------------------------------------------------- */
 
-int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
-		      struct cst_frame *c, struct cst_step *out)
+int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_frame *f,
+		 struct cst_frame *c, struct cst_step *out, bool *frame_record)
 {
-	struct cst_row row;
 	uint64_t cfa;
-	bool frame_record;
-	if (!u->env->arch->analyse || !fn || u->env->arch->analyse(u, fn, f->lookup_pc, &row) < 0)
-		return -CST_E_DECODE;
-	int rc = cst_row_apply(u, &row, 0, &f->regs, &c->regs, &cfa, &frame_record, out->origin);
+	int rc = cst_row_apply(u, row, 0, &f->regs, &c->regs, &cfa, frame_record, out->origin);
 	if (rc == 0 || rc == -CST_E_CFI)
 		return -CST_E_DECODE;
 	if (rc < 0)
 		return rc;
 	f->cfa = cfa;
+	return 1;
+}
+
+int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
+		      struct cst_frame *c, struct cst_step *out)
+{
+	struct cst_row row;
+	bool frame_record;
+	if (!u->env->arch->analyse || !fn || u->env->arch->analyse(u, fn, f->lookup_pc, &row) < 0)
+		return -CST_E_DECODE;
+	int rc = cst_row_step(u, &row, f, c, out, &frame_record);
+	if (rc < 0)
+		return rc;
 	out->fp_record = frame_record;
 	if (frame_record)
 		c->found_by = CST_FOUND_FP;
@@ -225,7 +234,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 			if (cst_reg_valid(&caller->regs, r))
 				origin->how[r] = CST_REG_CONTEXT;
 		return 0;
-	case CST_FOUND_CFI: case CST_FOUND_FP: case CST_FOUND_PROLOGUE:
+	case CST_FOUND_CFI: case CST_FOUND_FP: case CST_FOUND_PROLOGUE: case CST_FOUND_SIGNAL:
 		break;
 	default:
 		return 0;                 /* the strategy applies no rule row */
@@ -325,6 +334,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	const struct cst_arch *a = u->env->arch;
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
+	if (c->lookup_pc == c->pc)
+		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site site;
 	if (a->call_before(u, caller, c->pc, &site) < 0 || !site.direct)
 		return;
@@ -366,10 +377,9 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
-/* Whether the current frame's function begins a thread's stack (arch->outermost). */
-static bool outermost_function(struct cst_unwind *u)
+/* Whether the current frame's function is one of NAMES (NULL-terminated, or NULL). */
+static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
 {
-	const char *const *names = u->env->arch->outermost;
 	const struct cst_func *fn = names ? cur_func(u) : NULL;
 	if (!fn || !fn->name)
 		return false;
@@ -457,7 +467,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
-	if (outermost_function(u))
+	if (cur_func_listed(u, a->outermost))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
 	if (rc == 0)
@@ -479,13 +489,21 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
-	if (!known_code(u, c->pc, c->pc - 1))
-		return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
-			    "return address 0x%" PRIx64 " is outside every module", c->pc);
+	/* code no file backs (a JIT's) is code too: its frame is found by the frame-pointer
+	 * chain, but it does not end a walk cleanly (end_at) */
+	if (!known_code(u, c->pc, c->pc - 1)) {
+		if (!cst_target_anon_code(u->env->target, c->pc - 1))
+			return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
+				    "return address 0x%" PRIx64 " is outside every module", c->pc);
+		if (!c->note[0])
+			snprintf(c->note, sizeof c->note, "code no file backs (JIT or anonymous memory)");
+	}
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
 	c->lookup_pc = f->signal_frame ? c->pc : a->ra_offset ? c->pc - a->ra_offset : c->pc - 1;
+	if (cur_func_listed(u, a->fault_callees))
+		c->lookup_pc = c->pc;   /* entered as if called at the faulting instruction */
 	if (a->signal_frame && a->signal_frame(u, c->pc)) {
 		c->signal_frame = true;
 		c->lookup_pc = c->pc;

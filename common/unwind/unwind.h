@@ -37,7 +37,8 @@
 	X(CST_FOUND_PROLOGUE,  "prologue-analysis", "the callee's instructions: return address on the stack") \
 	X(CST_FOUND_TAIL_CALL, "tail-call",         "the call instruction before the caller's return address") \
 	X(CST_FOUND_WINDOW,    "register-window",   "the register window saved at the stack pointer") \
-	X(CST_FOUND_RETURN_REG,"return-register",   "the return-address register of a leaf")
+	X(CST_FOUND_RETURN_REG,"return-register",   "the return-address register of a leaf") \
+	X(CST_FOUND_SIGNAL,    "signal-frame",      "the kernel's signal frame: the interrupted registers")
 
 enum cst_found_by {
 #define CST_FOUND_ENUM(e, tok, desc) e,
@@ -171,6 +172,12 @@ struct cst_strategy {
  * at fp (a constant row); fp 0 is the outermost frame (_start and thread entries clear it);
  * no frame pointer ends the walk. */
 cst_strategy_fn cst_cfi_step, cst_analysis_step, cst_fp_step;
+
+/* For a strategy that found rule row ROW for F: C's registers and F->cfa from it, with
+ * *FRAME_RECORD as cst_row_apply sets it.  Returns 1, -CST_E_DECODE when the row does not
+ * give the caller (no return address, a CFA it cannot compute), or -CST_E_MEMORY. */
+int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_frame *f,
+		 struct cst_frame *c, struct cst_step *out, bool *frame_record);
 
 
 /* Prepares a walk of the thread whose registers are REGS (DWARF numbers; pc, sp and fp of

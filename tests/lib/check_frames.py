@@ -2,10 +2,10 @@
 """check_frames.py: compare one thread's backtrace from corestack with an
 expected-frames file.
 
-  check_frames.py [--corestack PATH] [--exe EXE] [--sysroot DIR] [--ignore-found-by]
+  check_frames.py [--corestack PATH] [--exe EXE] [--sysroot DIR] [--perf-map FILE] [--ignore-found-by]
                   [--thread N | --thread-with FUNC] EXPECTED CORE
 
-Runs `corestack --json [--sysroot DIR] [-e EXE] CORE` (PATH defaults to $CORESTACK, else
+Runs `corestack --json [--sysroot DIR] [--perf-map FILE] [-e EXE] CORE` (PATH defaults to $CORESTACK, else
 $BUILD/corestack, BUILD defaulting to build) and picks a thread: by default the one with
 "crashed": true, else the first; --thread N picks threads[N]; --thread-with
 FUNC picks the first thread that has a frame whose function matches the glob
@@ -157,6 +157,7 @@ def main():
                     os.path.join(os.environ.get("BUILD", "build"), "corestack"))
     ap.add_argument("--exe")
     ap.add_argument("--sysroot")
+    ap.add_argument("--perf-map")
     ap.add_argument("--ignore-found-by", action="store_true")
     ap.add_argument("--raw", action="store_true", help="corestack -r: names as mangled")
     ap.add_argument("--thread", type=int)
@@ -167,6 +168,7 @@ def main():
 
     pats, partial = parse_expected(args.expected, args.ignore_found_by)
     cmd = [args.corestack, "--json"] + (["-r"] if args.raw else []) + (["--sysroot", args.sysroot] if args.sysroot else []) + \
+        (["--perf-map", args.perf_map] if args.perf_map else []) + \
         (["-e", args.exe] if args.exe else []) + [args.core]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

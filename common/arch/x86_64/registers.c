@@ -53,9 +53,12 @@ static int prstatus(const uint8_t *d, size_t size, struct cst_regs *out, int *ti
 	return 0;
 }
 
-/* The ladder, top to bottom: CFI where the code has it; the function's own instructions
- * where it has none; the frame-pointer chain when the function is not known. */
+/* The ladder, top to bottom: the kernel's signal frame where the code is a signal restorer
+ * (first: a runtime's own restorer may have CFI of an ordinary function, Go's has); CFI
+ * where the code has it; the function's own instructions where it has none; the
+ * frame-pointer chain when the function is not known. */
 static const struct cst_strategy ladder[] = {
+	{ cst_x86_64_signal_step, CST_FOUND_SIGNAL, CST_STRATEGY_SIGNAL },
 	{ cst_cfi_step,      CST_FOUND_CFI,      0 },
 	{ cst_analysis_step, CST_FOUND_PROLOGUE, 0 },
 	{ cst_fp_step,       CST_FOUND_FP,       0 },
@@ -68,6 +71,11 @@ static const struct cst_strategy ladder[] = {
 static const char *const outermost[] = {
 	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", NULL,
 };
+
+/* Go's runtime.sigpanic: the signal handler pushes the faulting pc as its return address
+ * (runtime/signal_amd64.go, sigctxt.preparePanic), and Go's own traceback looks that pc up
+ * as it is (runtime/traceback.go, the frame whose callee is sigpanic). */
+static const char *const fault_callees[] = { "runtime.sigpanic", NULL };
 
 #ifdef __x86_64__
 /* PTRACE_GETREGSET NT_PRSTATUS gives struct user_regs_struct (ptrace(2); the kernel's
@@ -115,10 +123,12 @@ const struct cst_arch cst_arch_x86_64 = {
 	.prstatus = prstatus,
 	.ladder = ladder,
 	.outermost = outermost,
+	.fault_callees = fault_callees,
 	.analyse = cst_x86_64_analyse,
 	.call_before = cst_x86_64_call_before,
 	.tail_targets = cst_x86_64_tail_targets,
 	.resolve_stub = cst_x86_64_resolve_stub,
 	.guess_func = cst_x86_64_guess_func,
+	.signal_frame = cst_x86_64_signal_frame,
 	.cache_free = cst_x86_64_cache_free,
 };

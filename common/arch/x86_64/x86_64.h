@@ -1,7 +1,8 @@
 /* x86-64 internals shared by the files of this folder: registers.c (register numbers,
  * NT_PRSTATUS, the arch table), decode.c (capstone decoding into struct code, the per-
  * environment cache), analysis.c (the rule row at a pc, through unwind/dataflow.h), calls.c (call sites, tail jumps,
- * PLT stubs) and entries.c (function bounds in stripped code without CFI). */
+ * PLT stubs), entries.c (function bounds in stripped code without CFI) and signal.c (Linux
+ * signal frames). */
 #ifndef CST_X86_64_H
 #define CST_X86_64_H
 
@@ -91,5 +92,11 @@ int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uin
 			    uint64_t *jumps, int max);
 int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
 int cst_x86_64_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
+bool cst_x86_64_signal_frame(struct cst_unwind *u, uint64_t pc);
+
+/* signal.c: the caller of F, a Linux signal restorer's frame (its code is rt_sigreturn's,
+ * whatever its symbol), from the kernel's signal frame at F's stack pointer; does not apply
+ * (-CST_E_DECODE) to other code.  The contract is cst_strategy_fn's (unwind.h). */
+cst_strategy_fn cst_x86_64_signal_step;
 
 #endif
