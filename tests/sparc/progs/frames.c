@@ -9,7 +9,8 @@
  *           a stripped build only those words give their entries
  *   table   main -> tfoo -> ops[i]() = top0 | top1 -> tleaf | ttails -> tleaf: functions
  *           reached only through a constant table; ttails loops with branches to a shared
- *           tail that calls tleaf */
+ *           tail that calls tleaf
+ *   all     rec, alloca and o7; every: all the cases */
 #include "sparc_test.h"
 
 volatile int sink;
@@ -112,7 +113,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "o7")) r = o7foo(argc);
 	else if (!strcmp(c, "ptr")) r = pfoo(argc);
 	else if (!strcmp(c, "table")) r = tfoo(argc + 3);
-	else if (!strcmp(c, "all")) r = recfoo(10) + afoo(argc) + o7foo(argc) + pfoo(argc) + tfoo(argc + 3);
+	else if (!strcmp(c, "all")) r = recfoo(10) + afoo(argc) + o7foo(argc);
+	else if (!strcmp(c, "every")) r = recfoo(10) + afoo(argc) + o7foo(argc) + pfoo(argc) + tfoo(argc + 3);
 	else return usage(argv[0]);
 	sink = r;
 	return 0;
