@@ -664,6 +664,15 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
 	return false;
 }
 
+Elf *cst_symbols_module_elf(struct cst_symbols *s, uint64_t addr, uint64_t *bias)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	Dwarf_Addr b = 0;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &b) : NULL;
+	*bias = b;
+	return elf;
+}
+
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)
 {
 	return module_at(s, addr) != NULL;

@@ -22,6 +22,8 @@ struct cst_func {
 	uint64_t start, end;
 	const char *name;
 	Dwfl_Module *module;
+	bool uncertain;            /* bounds guessed in stripped code from its layout alone
+				    * (unwind/entries.h): no lost tail call is inserted there */
 };
 
 /* What is known about one code address, for printing. */
@@ -69,6 +71,11 @@ int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
 /* The executable PT_LOAD segment of the module containing ADDR: [*LO, *HI) in target
  * addresses.  Returns false when no module or no such segment covers ADDR. */
 bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, uint64_t *hi);
+
+/* The ELF file of the module containing target address ADDR (libdwfl's, owned by S) and its
+ * load bias (target address = file address + *BIAS).  Returns NULL when no module covers
+ * ADDR or its file cannot be read. */
+Elf *cst_symbols_module_elf(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
 
 /* True when a module of the target covers ADDR. */
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);

@@ -6,16 +6,25 @@
 #include "unwind.h"
 #include "util.h"
 
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define READ_CHUNK 4096         /* bytes read at a time: an unreadable chunk is filled */
+#define MAX_CODE_SECTIONS 64    /* executable sections told apart; more: the whole segment */
 
 struct cst_entries {            /* the table of one segment */
 	uint64_t lo, hi;        /* the segment [lo, hi), target addresses */
 	uint64_t *starts;       /* sorted, unique */
 	size_t n, cap;
+	uint64_t *uncertain;    /* sorted: the starts whose function's bounds are uncertain */
+	size_t nuncertain;
 	struct cst_entries *next;
+};
+
+struct vec {
+	uint64_t *v;
+	size_t n, cap;
 };
 
 void cst_entries_free(struct cst_entries *e)
@@ -23,6 +32,7 @@ void cst_entries_free(struct cst_entries *e)
 	while (e) {
 		struct cst_entries *next = e->next;
 		free(e->starts);
+		free(e->uncertain);
 		free(e);
 		e = next;
 	}
@@ -34,30 +44,47 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+static bool push(struct vec *v, uint64_t x)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 1024;
-		uint64_t *nv = realloc(*v, nc * sizeof *nv);
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? 2 * v->cap : 1024;
+		uint64_t *nv = realloc(v->v, nc * sizeof *nv);
 		if (!nv)
 			return false;
-		*v = nv;
-		*cap = nc;
+		v->v = nv;
+		v->cap = nc;
 	}
-	(*v)[(*n)++] = x;
+	v->v[v->n++] = x;
 	return true;
 }
 
-static size_t sort_unique(uint64_t *v, size_t n)
+static void sort_unique(struct vec *v)
 {
-	if (n < 2)
-		return n;            /* V may be NULL when nothing was collected */
-	qsort(v, n, sizeof *v, cmp_u64);
+	if (v->n < 2)
+		return;              /* v->v may be NULL when nothing was collected */
+	qsort(v->v, v->n, sizeof *v->v, cmp_u64);
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
+	for (size_t i = 0; i < v->n; i++)
+		if (k == 0 || v->v[k - 1] != v->v[i])
+			v->v[k++] = v->v[i];
+	v->n = k;
+}
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t k = cst_upper_bound(v, n, x);
+	return k > 0 && v[k - 1] == x;
+}
+
+/* Appends every element of FROM to TO, sorted and unique after.  Returns false when out of
+ * memory (TO holds part of FROM). */
+static bool merge(struct vec *to, const struct vec *from)
+{
+	bool ok = true;
+	for (size_t i = 0; i < from->n && ok; i++)
+		ok = push(to, from->v[i]);
+	sort_unique(to);             /* sorted even when memory ran out */
+	return ok;
 }
 
 /* Index past the entry of the function holding ADDR in E (so the function is
@@ -74,18 +101,273 @@ static size_t func_of(const struct cst_entries *e, const struct cst_entries_ops 
 	return k;
 }
 
-/* Decodes the segment and collects its entries, then the targets of jumps that leave their
- * function, round by round: the entries a round finds are looked up only from the next
- * round on, so that every lookup sees a sorted table. */
+/* What the decoding of a segment collects. */
+struct scan {
+	struct vec certain;     /* call targets, .dynsym, the ELF entry point */
+	struct vec cands;       /* addresses taken, data words, prologue shapes */
+	struct vec gaps;        /* code after a barrier (and padding) */
+	struct vec jumps;       /* pairs: a direct jump's address, its target */
+	struct vec jtargets;    /* the jumps' targets, sorted */
+	uint8_t *boundary;      /* a bit per unit: an instruction starts there */
+	uint64_t code_lo[MAX_CODE_SECTIONS], code_hi[MAX_CODE_SECTIONS];
+	int ncode;              /* executable sections in the segment; 0: all of it is code */
+};
+
+static bool is_code(const struct scan *s, uint64_t a)
+{
+	if (s->ncode == 0)
+		return true;
+	for (int i = 0; i < s->ncode; i++)
+		if (a >= s->code_lo[i] && a < s->code_hi[i])
+			return true;
+	return false;
+}
+
+/* Removes from C (sorted) the candidates that a jump of S->jumps crosses: a jump from one
+ * side of a candidate to the other (the jump's own address included on the far side), whose
+ * target is none of TARGETS (sorted: entries and candidates; a jump to one of them may be
+ * a tail call) and that no entry of SEP (sorted) separates from its target (such a jump
+ * leaves its function and says nothing of the candidates it passes). */
+static void drop_crossed(const struct scan *s, struct vec *c, const struct vec *sep, const struct vec *targets)
+{
+	if (c->n == 0)
+		return;
+	long *diff = calloc(c->n + 1, sizeof *diff);
+	if (!diff) {
+		c->n = 0;            /* nothing is kept that could not be checked */
+		return;
+	}
+	for (size_t i = 0; i + 1 < s->jumps.n; i += 2) {
+		uint64_t from = s->jumps.v[i], to = s->jumps.v[i + 1];
+		if (in_sorted(targets->v, targets->n, to))
+			continue;
+		uint64_t lo = from < to ? from : to, hi = from < to ? to : from;
+		size_t k = cst_upper_bound(sep->v, sep->n, lo);
+		if (k < sep->n && sep->v[k] <= hi)
+			continue;
+		diff[cst_upper_bound(c->v, c->n, lo)]++;
+		diff[cst_upper_bound(c->v, c->n, hi)]--;
+	}
+	long run = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		run += diff[i];
+		if (run == 0)
+			c->v[k++] = c->v[i];
+	}
+	c->n = k;
+	free(diff);
+}
+
+/* Keeps in C only what is not in SORTED (C sorted after). */
+static void drop_known(struct vec *c, const struct vec *sorted)
+{
+	sort_unique(c);
+	size_t k = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (!in_sorted(sorted->v, sorted->n, c->v[i]))
+			c->v[k++] = c->v[i];
+	c->n = k;
+}
+
+static uint64_t word_at(const uint8_t *p, unsigned size, bool big)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << 8 * (big ? size - 1 - i : i);
+	return v;
+}
+
+/* Whether a data section's words may hold code addresses: allocated, not code, holding
+ * bits (.data, .data.rel.ro, .rodata, .got, .init_array, .dynamic), not unwind tables. */
+static bool data_section(const GElf_Shdr *sh, const char *name)
+{
+	if (!(sh->sh_flags & SHF_ALLOC) || (sh->sh_flags & SHF_EXECINSTR) || sh->sh_size == 0)
+		return false;
+	if (sh->sh_type != SHT_PROGBITS && sh->sh_type != SHT_INIT_ARRAY && sh->sh_type != SHT_FINI_ARRAY &&
+	    sh->sh_type != SHT_PREINIT_ARRAY && sh->sh_type != SHT_DYNAMIC)
+		return false;
+	return !name || (strncmp(name, ".eh_frame", 9) != 0 && strcmp(name, ".gcc_except_table") != 0);
+}
+
+/* The words of a data section [ADDR, ADDR + SIZE) (target addresses) that point into the
+ * segment, into S->cands: read from the target (relocated as the program sees them), from
+ * the file where the target has no bytes.  *BUDGET bounds the bytes read. */
+static void data_words(struct cst_unwind *u, const struct cst_entries *e, struct scan *s, Elf_Scn *scn,
+		       uint64_t addr, uint64_t size, unsigned word, bool big, uint64_t *budget)
+{
+	uint8_t buf[READ_CHUNK];
+	Elf_Data *file = NULL;
+	for (uint64_t off = 0; off + word <= size && *budget >= sizeof buf; off += sizeof buf) {
+		size_t n = size - off < sizeof buf ? (size_t)(size - off) : sizeof buf;
+		*budget -= sizeof buf;
+		if (cst_target_read(u->env->target, addr + off, buf, n) < 0) {
+			if (!file && !(file = elf_getdata(scn, NULL)))
+				return;
+			if (!file->d_buf || off >= file->d_size)
+				return;
+			n = file->d_size - off < n ? (size_t)(file->d_size - off) : n;
+			memcpy(buf, (const uint8_t *)file->d_buf + off, n);
+		}
+		for (size_t i = (word - (addr + off) % word) % word; i + word <= n; i += word) {
+			uint64_t v = word_at(buf + i, word, big);
+			if (v >= e->lo && v < e->hi && !push(&s->cands, v))
+				return;
+		}
+	}
+}
+
+/* What the module's ELF file says: its entry point and .dynsym functions (certain), the
+ * code addresses in its data sections (candidates), its executable sections. */
+static void from_module(struct cst_unwind *u, const struct cst_entries *e, struct scan *s)
+{
+	uint64_t bias;
+	Elf *elf = cst_symbols_module_elf(u->env->syms, e->lo, &bias);
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return;
+	if (eh.e_entry && eh.e_entry + bias >= e->lo && eh.e_entry + bias < e->hi)
+		push(&s->certain, eh.e_entry + bias);
+	unsigned word = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	bool big = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		shstrndx = 0;
+	uint64_t budget = CST_ENTRIES_MAX_SEGMENT_BYTES;
+	bool many = false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		uint64_t a = sh.sh_addr + bias;
+		if ((sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS &&
+		    a < e->hi && a + sh.sh_size > e->lo) {
+			if (s->ncode < MAX_CODE_SECTIONS) {
+				s->code_lo[s->ncode] = a;
+				s->code_hi[s->ncode++] = a + sh.sh_size;
+			} else {
+				many = true;
+			}
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			GElf_Sym sym;
+			for (int i = 0; d && gelf_getsym(d, i, &sym); i++) {
+				int type = GELF_ST_TYPE(sym.st_info);
+				uint64_t v = sym.st_value + bias;
+				if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_shndx != SHN_UNDEF &&
+				    v >= e->lo && v < e->hi && !push(&s->certain, v))
+					break;
+			}
+		} else if (data_section(&sh, name)) {
+			data_words(u, e, s, scn, a, sh.sh_size, word, big, &budget);
+		}
+	}
+	if (many)
+		s->ncode = 0;
+}
+
+/* Decodes the segment [e->lo, e->hi) from BUF into S. */
+static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struct cst_entries *e,
+		       const uint8_t *buf, struct scan *s)
+{
+	size_t len = (size_t)(e->hi - e->lo);
+	bool prev_barrier = true, pad_run = false, prev_pad = false;   /* a segment starts clean */
+	for (size_t off = 0; len - off >= ops->unit;) {
+		uint64_t at = e->lo + off;
+		struct cst_entry_insn in = { .ref = CST_REF_NONE };
+		size_t size = is_code(s, at) ? ops->decode(ctx, buf + off, len - off, at, &in) : 0;
+		if (size == 0 || size > len - off) {
+			off += ops->unit;
+			prev_barrier = true;          /* not code: what follows starts anew */
+			pad_run = prev_pad = false;
+			continue;
+		}
+		off += size;
+		size_t bit = (size_t)(at - e->lo) / ops->unit;
+		s->boundary[bit / 8] |= (uint8_t)(1u << bit % 8);
+		if (!in.padding) {
+			if (in.prologue && (prev_barrier || prev_pad) && !push(&s->cands, at))
+				return;
+			if ((pad_run || (prev_barrier && !ops->gap_needs_padding)) && !push(&s->gaps, at))
+				return;
+		}
+		pad_run = in.padding && (pad_run || prev_barrier);
+		prev_barrier = in.barrier;
+		prev_pad = in.padding;
+		if (in.ref == CST_REF_NONE || in.target < e->lo || in.target >= e->hi ||
+		    (in.target - e->lo) % ops->unit)
+			continue;
+		bool ok = true;
+		if (in.ref == CST_REF_JUMP)
+			ok = push(&s->jumps, at) && push(&s->jumps, in.target) && push(&s->jtargets, in.target);
+		else
+			ok = push(in.ref == CST_REF_ENTRY ? &s->certain : &s->cands, in.target);
+		if (!ok)
+			return;
+	}
+}
+
+/* Keeps of V only instruction boundaries in code. */
+static void keep_boundaries(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
+			    struct vec *v)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		size_t bit = (size_t)(v->v[i] - e->lo) / ops->unit;
+		if (is_code(s, v->v[i]) && (s->boundary[bit / 8] >> bit % 8 & 1))
+			v->v[k++] = v->v[i];
+	}
+	v->n = k;
+}
+
+/* The targets of jumps that leave the function holding them, round by round: the entries a
+ * round finds are looked up only from the next round on, so that every lookup sees a
+ * sorted table. */
+static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s)
+{
+	struct vec found = { 0 };
+	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
+		found.n = 0;
+		for (size_t i = 0; i + 1 < s->jumps.n; i += 2) {
+			size_t k = func_of(e, ops, s->jumps.v[i]);
+			if (k == 0)
+				continue;
+			uint64_t fstart = e->starts[k - 1], fend = k < e->n ? e->starts[k] : e->hi;
+			uint64_t t = s->jumps.v[i + 1];
+			if ((t < fstart || t >= fend) && !push(&found, t))
+				break;
+		}
+		struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
+		drop_known(&found, &known);
+		struct vec targets = { 0 };
+		if (!merge(&targets, &known) || !merge(&targets, &found)) {
+			free(targets.v);
+			break;
+		}
+		drop_crossed(s, &found, &known, &targets);
+		free(targets.v);
+		bool ok = found.n > 0 && merge(&known, &found);
+		e->starts = known.v;          /* merge may have moved it, even when it failed */
+		e->n = known.n;
+		e->cap = known.cap;
+		if (!ok)
+			break;
+	}
+	free(found.v);
+}
+
+/* Decodes the segment and collects its entries (entries.h). */
 static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void *ctx, struct cst_entries *e)
 {
-	size_t len = (size_t)(e->hi - e->lo), njumps = 0, jcap = 0;
+	size_t len = (size_t)(e->hi - e->lo);
 	uint8_t *buf = malloc(len ? len : 1);
-	uint64_t *jumps = NULL;               /* pairs: jump address, target */
-	if (!buf)
-		return;
-	if (ops->segment_start && len >= ops->unit && !push_u64(&e->starts, &e->n, &e->cap, e->lo))
+	struct scan s = { .boundary = calloc(len / ops->unit / 8 + 1, 1) };
+	if (!buf || !s.boundary)
 		goto out;
+	if (ops->segment_start && len >= ops->unit && !push(&s.certain, e->lo))
+		goto out;
+	from_module(u, e, &s);
 	if (ops->begin && !ops->begin(ctx))
 		goto out;
 	for (size_t off = 0; off < len; off += READ_CHUNK) {
@@ -93,52 +375,55 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 		if (cst_target_read(u->env->target, e->lo + off, buf + off, n) < 0)
 			memset(buf + off, ops->fill, n);
 	}
-	for (size_t off = 0; len - off >= ops->unit;) {
-		enum cst_entry_ref ref = CST_REF_NONE;
-		uint64_t t = 0;
-		size_t size = ops->decode(ctx, buf + off, len - off, e->lo + off, &ref, &t);
-		if (size == 0 || size > len - off) {
-			off += ops->unit;
-			continue;
-		}
-		uint64_t at = e->lo + off;
-		off += size;
-		if (ref == CST_REF_NONE || t < e->lo || t >= e->hi)
-			continue;
-		if (ref == CST_REF_JUMP) {
-			if (!push_u64(&jumps, &njumps, &jcap, at) || !push_u64(&jumps, &njumps, &jcap, t))
-				break;
-		} else if (!push_u64(&e->starts, &e->n, &e->cap, t)) {
-			break;
-		}
-	}
+	decode_all(ops, ctx, e, buf, &s);
 	if (ops->end)
 		ops->end(ctx);
-	e->n = sort_unique(e->starts, e->n);
-	uint64_t *found = NULL;
-	size_t nfound = 0, fcap = 0;
-	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
-		nfound = 0;
-		for (size_t i = 0; i + 1 < njumps; i += 2) {
-			size_t k = func_of(e, ops, jumps[i]);
-			if (k == 0)
-				continue;
-			uint64_t fstart = e->starts[k - 1], fend = k < e->n ? e->starts[k] : e->hi;
-			uint64_t t = jumps[i + 1];
-			if ((t < fstart || t >= fend) && !push_u64(&found, &nfound, &fcap, t))
-				break;
-		}
-		size_t before = e->n;
-		for (size_t i = 0; i < nfound; i++)
-			if (!push_u64(&e->starts, &e->n, &e->cap, found[i]))
-				break;
-		e->n = sort_unique(e->starts, e->n);
-		if (e->n == before)
-			break;
+
+	/* certain entries, then the candidates no jump crosses */
+	sort_unique(&s.certain);
+	sort_unique(&s.jtargets);
+	keep_boundaries(ops, e, &s, &s.cands);
+	drop_known(&s.cands, &s.certain);
+	struct vec targets = { 0 }, all = { 0 };
+	if (!merge(&targets, &s.certain) || !merge(&targets, &s.cands))
+		goto done;
+	drop_crossed(&s, &s.cands, &s.certain, &targets);
+	if (!merge(&all, &s.certain) || !merge(&all, &s.cands))
+		goto done;
+	e->starts = all.v;
+	e->n = all.n;
+	e->cap = all.cap;
+	all.v = NULL;
+	jump_rounds(ops, e, &s);
+
+	/* code after a barrier that no jump reaches or crosses: a function of uncertain bounds */
+	struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
+	drop_known(&s.gaps, &known);
+	size_t k = 0;
+	for (size_t i = 0; i < s.gaps.n; i++)
+		if (!in_sorted(s.jtargets.v, s.jtargets.n, s.gaps.v[i]))
+			s.gaps.v[k++] = s.gaps.v[i];
+	s.gaps.n = k;
+	drop_crossed(&s, &s.gaps, &known, &known);
+	bool ok = s.gaps.n > 0 && merge(&known, &s.gaps);
+	e->starts = known.v;                  /* merge may have moved it, even when it failed */
+	e->n = known.n;
+	e->cap = known.cap;
+	if (ok) {
+		e->uncertain = s.gaps.v;
+		e->nuncertain = s.gaps.n;
+		s.gaps.v = NULL;
 	}
-	free(found);
+done:
+	free(targets.v);
+	free(all.v);
 out:
-	free(jumps);
+	free(s.certain.v);
+	free(s.cands.v);
+	free(s.gaps.v);
+	free(s.jumps.v);
+	free(s.jtargets.v);
+	free(s.boundary);
 	free(buf);
 }
 
@@ -168,5 +453,6 @@ int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const str
 	memset(fn, 0, sizeof *fn);
 	fn->start = e->starts[k - 1];
 	fn->end = k < e->n ? e->starts[k] : hi;
+	fn->uncertain = in_sorted(e->uncertain, e->nuncertain, fn->start);
 	return 0;
 }

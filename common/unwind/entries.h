@@ -3,11 +3,23 @@
  *
  * The executable PT_LOAD segment of a module is decoded once, from its first byte to its
  * last, and its entries are kept, sorted, for the unwind environment's life (one table per
- * segment).  The entries are the targets of calls and the code addresses taken (an
- * architecture may add the segment's start); then, until nothing changes, the targets of
- * direct jumps that leave the function holding the jump (tail calls to functions never
- * called directly).  A function ends at the next entry.  The architecture's part is a hook
- * that decodes one instruction and says what it refers to.
+ * segment).  Where entries come from, as a disassembler finds them:
+ *   - certain: the targets of calls, the module's .dynsym functions, the ELF entry point
+ *     (and, if the architecture says so, the segment's start);
+ *   - candidates: code addresses taken by instructions (loaded into a register), words of
+ *     the module's data sections that point into the segment (function-pointer tables, as
+ *     relocated in the target's memory, so relocations are applied), and prologue shapes
+ *     after a transfer or padding.  A candidate that is not an instruction boundary, or that
+ *     a direct jump of the code around it crosses (a jump from one side of it to the other
+ *     that no certain entry separates: the candidate is a label inside a function, such as
+ *     a switch's case in a jump table), is no entry;
+ *   - then, round by round, the targets of direct jumps that leave the function holding the
+ *     jump (tail calls to functions never called directly), crossed ones excepted;
+ *   - last, code that follows a transfer and padding and that no jump reaches or crosses
+ *     (a function whose address was not seen): an entry whose function's bounds are
+ *     uncertain (cst_func.uncertain).
+ * A function ends at the next entry.  The architecture's part is a hook that decodes one
+ * instruction and says what it refers to.
  *
  * It sits in unwind/ beside the decoded-function cache (fncache.h): like it, it knows no
  * instruction set and reads code through the target. */
@@ -24,8 +36,20 @@ struct cst_func;
 /* What an instruction refers to. */
 enum cst_entry_ref {
 	CST_REF_NONE,
-	CST_REF_ENTRY,          /* a function entry: a call's target, a code address taken */
+	CST_REF_ENTRY,          /* a function entry: a call's target */
+	CST_REF_ADDR,           /* a code address taken (loaded into a register) */
 	CST_REF_JUMP,           /* a direct jump's or branch's target */
+};
+
+/* What the hook says of one instruction. */
+struct cst_entry_insn {
+	enum cst_entry_ref ref;
+	uint64_t target;        /* when ref is not CST_REF_NONE */
+	bool barrier;           /* control does not go on to the next instruction (ret, jmp; on
+				 * SPARC said of the delay slot of ret, retl, return, ba) */
+	bool padding;           /* fills space between functions (nop, int3) */
+	bool prologue;          /* a function's first instruction by its shape, when it
+				 * follows a barrier or padding */
 };
 
 #define CST_ENTRIES_MAX_TABLES 64              /* segments kept */
@@ -40,24 +64,27 @@ struct cst_entries_ops {
 	bool segment_start;     /* the segment's start is an entry */
 	uint64_t max_func_bytes;        /* an address's function starts at most this many
 					 * bytes below it (0: no limit) */
+	bool gap_needs_padding;         /* code after a barrier begins a function only after
+					 * padding (x86-64 aligns functions; SPARC packs them) */
 
 	/* Called around the decoding of a segment (may be NULL): BEGIN returns false when
 	 * nothing can be decoded. */
 	bool (*begin)(void *ctx);
 	void (*end)(void *ctx);
 
-	/* Decodes the instruction at target address ADDR from the LEFT bytes at P.  Returns its
-	 * size in bytes, or 0 when no instruction decodes there (the next one is tried UNIT
-	 * bytes on).  Sets *REF, and *TARGET when *REF is not CST_REF_NONE. */
+	/* Decodes the instruction at target address ADDR from the LEFT bytes at P, the
+	 * instructions of the segment coming in address order.  Returns its size in bytes, or 0
+	 * when no instruction decodes there (the next one is tried UNIT bytes on).  Fills *OUT
+	 * (zeroed by the caller). */
 	size_t (*decode)(void *ctx, const uint8_t *p, size_t left, uint64_t addr,
-			 enum cst_entry_ref *ref, uint64_t *target);
+			 struct cst_entry_insn *out);
 };
 
 struct cst_entries;
 
 /* Bounds of the function containing target address ADDR in its module's executable
  * segment, from the segment's table (built with OPS and CTX on first use, kept in *CACHE):
- * sets FN's start and end (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
+ * sets FN's start, end and uncertain (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
  * segment covers ADDR, the segment is larger than CST_ENTRIES_MAX_SEGMENT_BYTES, more than
  * CST_ENTRIES_MAX_TABLES segments are kept already, or no entry lies below ADDR. */
 int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const struct cst_entries_ops *ops,

@@ -526,7 +526,14 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	c->cfa = 0;
 	struct cst_func caller;
 	int caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
-	find_lost_tail_calls(u, f, cur_func(u), c, caller_state > 0 ? &caller : NULL, step.caller_skipped);
+	/* Bounds guessed from the code's layout alone (entries.h) could make a piece of one
+	 * function look like another: no lost tail call is searched there. */
+	const struct cst_func *callee_fn = cur_func(u);
+	if ((callee_fn && callee_fn->uncertain) || (caller_state > 0 && caller.uncertain))
+		snprintf(c->note, sizeof c->note,
+			 "function bounds guessed from the code's layout: lost tail calls not searched");
+	else
+		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, step.caller_skipped);
 	bool interrupted = f->signal_frame;
 	u->cur = !u->cur;              /* C is the current frame now */
 	u->cur_fn = caller;

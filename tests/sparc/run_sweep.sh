@@ -1,7 +1,9 @@
 #!/bin/bash
 # tests/sparc/run_sweep.sh: the SPARC accuracy sweep (tests/sparc/sweep.py) on the committed
 # builds of tests/sparc/progs/seeds.c and frames.c (case "all": every call structure in
-# turn), one test-protocol line per build:
+# turn; frames-O2 and frames-O2s: "every", with the function-pointer cases), one
+# test-protocol line per build (frames-O2s: corestack reads frames-O2 stripped, held to the
+# same truth with --stripped):
 #   PASS sparc-sweep-BUILD: N/M (100%)     every instruction unwound exactly
 #   FAIL sparc-sweep-BUILD: N/M (P%)       followed by the first mismatches, indented
 #   SKIP sparc-sweep-BUILD: reason
@@ -12,7 +14,7 @@ BUILD=${BUILD:-build}
 F=tests/sparc/fixtures
 mkdir -p "$BUILD/tests/sparc"
 for b in seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
-         frames-O2 frames-O2g frames-O0 frames-m32; do
+         frames-O2 frames-O2g frames-O0 frames-m32 frames-O2s; do
     if [ ! -x "$BUILD/corestack" ]; then
         echo "SKIP sparc-sweep-$b: $BUILD/corestack not built"; continue
     fi
@@ -20,7 +22,12 @@ for b in seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
         echo "SKIP sparc-sweep-$b: no qemu-sparc64 (make fixtures-deps)"; continue
     fi
     log=$BUILD/tests/sparc/sweep-$b.log
-    out=$(python3 tests/sparc/sweep.py --corestack "$BUILD/corestack" "$b" "$F/$b" all 2> "$log")
+    case $b in
+    *-O2s) run=(--stripped "$F/$b" "$b" "$F/${b%s}") ;;
+    *) run=("$b" "$F/$b") ;;
+    esac
+    case $b in frames-O2*) case_=every ;; *) case_=all ;; esac
+    out=$(python3 tests/sparc/sweep.py --corestack "$BUILD/corestack" "${run[@]}" "$case_" 2> "$log")
     rc=$?
     counts=$(sed -n 's/^sweep [^:]*: \([0-9]*\/[0-9]*\) instructions exact (\([0-9.]*%\))$/\1 (\2)/p' <<< "$out")
     if [ $rc = 0 ] && [ "${counts#* }" = "(100%)" ]; then

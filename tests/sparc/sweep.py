@@ -4,7 +4,12 @@ single-steps it from main's entry until main returns, and at every instruction (
 slots included) writes a core of the moment (inferior.py: windows flushed as the kernel
 does) and compares corestack's frames with the truth kept on a shadow stack.
 
-  sweep.py [--corestack PATH] [--max-reports N] [-v] BUILD PROGRAM [ARG...]
+  sweep.py [--corestack PATH] [--max-reports N] [-v] [--stripped FILE] BUILD PROGRAM [ARG...]
+
+With --stripped, corestack is given FILE (PROGRAM stripped: no symbols, no CFI) as the
+executable, and its frames in the program are named from PROGRAM's symbol table by their
+pc (a caller's lookup address is its return address - 8), so the stripped walk is held to
+the same truth as the unstripped one.
 
 Prints "sweep BUILD: N/M instructions exact (P%)" and exits 0 when N == M, 1 when not,
 2 when the sweep could not run.  Mismatches go to stderr (the first --max-reports).
@@ -127,13 +132,20 @@ class Sweep:
         regs = self.inf.regs(self.inf.stop_thread())
         self.inf.dump(core, 5, 1, regs.pc)
         p = subprocess.run([self.a.corestack, "--json", "--sysroot", SYSROOT, "-e",
-                            self.a.program, core], capture_output=True, text=True, timeout=60)
+                            self.a.stripped or self.a.program, core], capture_output=True,
+                           text=True, timeout=60)
         want = self.truth(stack)
         try:
             thread = json.loads(p.stdout)["threads"][0]
             frames = thread["frames"]
         except (ValueError, KeyError, IndexError):
             thread, frames = {}, []
+        if self.a.stripped:
+            for f in frames:
+                if f.get("function") is None and isinstance(f.get("pc"), str):
+                    at = int(f["pc"], 16)
+                    caller = f.get("index") != 0 and f.get("found_by") not in ("tail-call", "context")
+                    f["function"] = self.func_at(at - 8 if caller else at)
         got = [(f.get("function"), f.get("marker")) for f in frames[:len(want)]]
         # past main: at least one frame (the C library's start code), to the outermost one
         complete = p.returncode == 0 and thread.get("complete") is True and len(frames) > len(want)
@@ -242,6 +254,7 @@ def main():
                                                         "corestack"))
     ap.add_argument("--max-reports", type=int, default=20)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every truth")
+    ap.add_argument("--stripped", help="the program stripped, for corestack")
     ap.add_argument("build")
     ap.add_argument("program")
     ap.add_argument("args", nargs="*")

@@ -11,7 +11,7 @@
 D=$T/sweep
 SWEEP=$D/sweep
 
-for v in fp fpnoleaf fpcfi cfi g fp-stripped cfi-stripped; do
+for v in fp fpnoleaf fpcfi cfi g fpO3 fp-stripped cfi-stripped fpO3-stripped; do
     prog=$D/prog.$v
     syms=$D/prog.${v%-stripped}          # the unstripped twin gives the truth its functions
     if [ ! -x "$SWEEP" ]; then

@@ -5,7 +5,8 @@
 #   make sweep        runs tests/sweep/run_sweep.sh on them.
 # Variants: as tests/tests.mk (fpnoleaf needs -momit-leaf-frame-pointer: gcc's default with
 # -fno-omit-frame-pointer keeps the frame pointer in leaves); fp-stripped and cfi-stripped
-# are the fp and cfi builds through strip.  All are linked with -Wl,-z,now.
+# are the fp and cfi builds through strip; fpO3 is the fp build at -O3 with
+# -ffunction-sections (stripped too: fpO3-stripped).  All are linked with -Wl,-z,now.
 
 SWEEP_DIR     := $(BUILD)/tests/sweep
 # The build variants are the test suite's (tests/tests.mk, included first).
@@ -14,8 +15,9 @@ SWEEP_CFLAGS_fpnoleaf := $(TEST_CFLAGS_fpnoleaf)
 SWEEP_CFLAGS_fpcfi    := $(TEST_CFLAGS_fpcfi)
 SWEEP_CFLAGS_cfi      := $(TEST_CFLAGS_cfi)
 SWEEP_CFLAGS_g        := $(TEST_CFLAGS_g)
-SWEEP_VARIANTS := fp fpnoleaf fpcfi cfi g
-SWEEP_STRIPPED := fp cfi
+SWEEP_CFLAGS_fpO3     := $(TEST_CFLAGS_fp) -O3 -ffunction-sections
+SWEEP_VARIANTS := fp fpnoleaf fpcfi cfi g fpO3
+SWEEP_STRIPPED := fp cfi fpO3
 SWEEP_PROGS    := $(SWEEP_VARIANTS:%=$(SWEEP_DIR)/prog.%) $(SWEEP_STRIPPED:%=$(SWEEP_DIR)/prog.%-stripped)
 
 $(SWEEP_DIR)/sweep: tests/sweep/sweep.c $(BUILD)/libcorestack.a

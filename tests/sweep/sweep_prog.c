@@ -11,6 +11,13 @@
  *   rec       recursion, a few levels deep (not a tail call: a volatile store follows)
  *   sw        a loop around a switch compiled to a jump table
  *   vla       a variable-length array (rbp-based frame in every build)
+ *   cbleaf    a leaf reached only through a function pointer in a writable variable
+ *             (in a stripped build without CFI only the pointer gives its entry; at its
+ *             ret the caller is a recovered caller)
+ *   byptr     the same with a frame and a call, called through the same variable
+ *   apply     calls the function it is passed (cbarg: its address only taken in main)
+ *   op0-op2   reached only through a constant table of function pointers (dispatch)
+ *   tails     a loop whose paths branch to one shared tail, called through the table
  * The volatile globals keep gcc from folding the calls away.  `make sweep-progs` checks with
  * objdump that the tail calls are jmp instructions (tests/sweep/check_tails.sh). */
 
@@ -97,6 +104,55 @@ NOINLINE int vla(int n)
 	return r;
 }
 
+NOINLINE int cbleaf(int x) { return x * 9 + sink; }
+NOINLINE int byptr(int x)
+{
+	int r = leaf(x + sink);
+	sink = r;
+	return r + 1;
+}
+int (*volatile fnp)(int) = cbleaf;
+
+NOINLINE int cbarg(int x) { return x - 5 + sink; }
+NOINLINE int apply(int (*f)(int), int x)
+{
+	int r = f(x);
+	sink = r;
+	return r;
+}
+
+NOINLINE int op0(int x) { return x + sink; }
+NOINLINE int op1(int x)
+{
+	int r = leaf(x) + sink;
+	sink = r;
+	return r;
+}
+NOINLINE int tails(int n)
+{
+	int acc = 0;
+	for (int i = 0; i < n; i++) {
+		if ((i ^ sink) & 1)
+			goto shared;
+		acc += sink;
+		if (acc & 4)
+			goto shared;
+		acc ^= 3;
+		continue;
+shared:
+		acc += leaf(acc);
+		sink = acc;
+	}
+	return acc;
+}
+static int (*const ops[])(int) = { op0, op1, tails };
+NOINLINE int dispatch(int i, int x)
+{
+	int r = ops[i % 3](x);
+	sink = r;
+	return r;
+}
+
 int main(void)
 {
 	int r = 0;
@@ -110,6 +166,12 @@ int main(void)
 	r += rec(depth);
 	r += sw(12);
 	r += vla(vlen);
+	r += fnp(6);
+	fnp = byptr;
+	r += fnp(7);
+	r += apply(cbarg, 8);
+	for (int i = 0; i < 3; i++)
+		r += dispatch(i + sink, 5);
 	sink = r;
 	return 0;
 }

@@ -446,6 +446,15 @@ bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, ui
 	return x.kind == K_CALL || (x.kind == K_BRANCH && !x.never);
 }
 
+int cst_sparc_barrier(uint32_t w)
+{
+	struct sinsn x;
+	classify(w, 0, true, ~0ull, &x);
+	if (x.kind == K_BRANCH && x.always)
+		return x.annul ? 2 : 1;
+	return (x.kind == K_JMPL && x.rd == NO_REG) || x.kind == K_RETURN ? 1 : 0;
+}
+
 /* ---- call sites and tail calls --------------------------------------------------------- */
 
 /* The call that returns to RA is the instruction 8 bytes before it (the call, then its

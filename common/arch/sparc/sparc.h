@@ -53,6 +53,10 @@ int cst_sparc_at_pc(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc
 /* True when word W at ADDR is a CALL (*CALL set) or a branch that may be taken, with its
  * target in *TARGET (masked with MASK, the address size). */
 bool cst_sparc_transfer(uint32_t w, uint64_t addr, uint64_t mask, bool *call, uint64_t *target);
+/* Whether control never goes on past instruction word W: 1 after its delay slot (ba, ret,
+ * retl, return, jmp), 2 at once (ba,a annuls its delay slot), 0 when it may (SPARC V9
+ * manual, A.4 and A.24). */
+int cst_sparc_barrier(uint32_t w);
 
 /* Where the guessed function entries of stripped code are kept (in the unwind
  * environment's arch cache, for unwind/entries.h); NULL when out of memory. */

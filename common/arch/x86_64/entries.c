@@ -1,14 +1,18 @@
 /* x86-64 function entries in stripped code without CFI: what an instruction refers to, for
- * unwind/entries.h.  Entries are the targets of direct calls (e8 rel32) and of RIP-relative
- * lea (a code address taken: main in _start, callbacks); direct jumps (jmp and jcc, rel8 and
- * rel32) may leave their function (tail calls).  Encodings: Intel SDM vol. 2, CALL, JMP, Jcc,
- * LEA. */
+ * unwind/entries.h.  Entries are the targets of direct calls (e8 rel32); code addresses are
+ * taken by RIP-relative lea (main in _start, callbacks) and, in code linked at a fixed
+ * address, by mov of a 32-bit immediate; direct jumps (jmp and jcc, rel8 and rel32) may
+ * leave their function (tail calls).  gcc aligns functions with nop or int3 padding after
+ * the previous function's ret or jmp; a function's first instruction has the shape of
+ * endbr64 or of push %rbp; mov %rsp,%rbp.  Encodings: Intel SDM vol. 2, CALL, JMP, Jcc,
+ * LEA, MOV, ENDBR64. */
 #include "x86_64.h"
 #include "entries.h"
 #include "error.h"
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct scan {
 	struct cache *c;
@@ -32,31 +36,52 @@ static void end(void *ctx)
 	s->in = NULL;
 }
 
-static size_t decode(void *ctx, const uint8_t *p, size_t left, uint64_t addr,
-		     enum cst_entry_ref *ref, uint64_t *target)
+/* Whether B (LEFT bytes) begins with endbr64 (f3 0f 1e fa) or push %rbp; mov %rsp,%rbp
+ * (55 48 89 e5). */
+static bool prologue_shape(const uint8_t *b, size_t left)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa }, push_mov[] = { 0x55, 0x48, 0x89, 0xe5 };
+	return left >= 4 && (memcmp(b, endbr64, 4) == 0 || memcmp(b, push_mov, 4) == 0);
+}
+
+static size_t decode(void *ctx, const uint8_t *p, size_t left, uint64_t addr, struct cst_entry_insn *out)
 {
 	struct scan *s = ctx;
 	cs_insn *in = s->in;
+	const uint8_t *start = p;
+	size_t avail = left;
 	if (!cs_disasm_iter(s->c->cs, &p, &left, &addr, in))
 		return 0;
 	uint64_t end = in->address + in->size;
 	const uint8_t *b = in->bytes;
-	*ref = CST_REF_JUMP;
+	out->barrier = in->id == X86_INS_RET || in->id == X86_INS_JMP || in->id == X86_INS_UD2 ||
+		       in->id == X86_INS_HLT;
+	out->padding = in->id == X86_INS_NOP || in->id == X86_INS_INT3;
+	out->prologue = prologue_shape(start, avail);
+	out->ref = CST_REF_JUMP;
 	if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8) {
-		*ref = CST_REF_ENTRY;
-		*target = end + (uint64_t)(int64_t)cst_le32s(b + 1);
+		out->ref = CST_REF_ENTRY;
+		out->target = end + (uint64_t)(int64_t)cst_le32s(b + 1);
 	} else if (in->id == X86_INS_LEA && in->size == 7 && (b[0] & 0xf8) == 0x48 && b[1] == 0x8d &&
 		   (b[2] & 0xc7) == 0x05) {                                    /* lea disp32(%rip) */
-		*ref = CST_REF_ENTRY;
-		*target = end + (uint64_t)(int64_t)cst_le32s(b + 3);
+		out->ref = CST_REF_ADDR;
+		out->target = end + (uint64_t)(int64_t)cst_le32s(b + 3);
+	} else if (in->id == X86_INS_MOV && ((in->size == 5 && (b[0] & 0xf8) == 0xb8) ||
+					     (in->size == 6 && b[0] == 0x41 && (b[1] & 0xf8) == 0xb8))) {
+		out->ref = CST_REF_ADDR;                                       /* mov $imm32, %r32 */
+		out->target = (uint32_t)cst_le32s(b + in->size - 4);
+	} else if (in->id == X86_INS_MOV && in->size == 7 && (b[0] & 0xfa) == 0x48 && b[1] == 0xc7 &&
+		   (b[2] & 0xf8) == 0xc0) {                                    /* mov $simm32, %r64 */
+		out->ref = CST_REF_ADDR;
+		out->target = (uint64_t)(int64_t)cst_le32s(b + 3);
 	} else if (in->size == 5 && b[0] == 0xe9) {                            /* jmp rel32 */
-		*target = end + (uint64_t)(int64_t)cst_le32s(b + 1);
+		out->target = end + (uint64_t)(int64_t)cst_le32s(b + 1);
 	} else if (in->size == 2 && (b[0] == 0xeb || (b[0] & 0xf0) == 0x70)) { /* jmp/jcc rel8 */
-		*target = end + (uint64_t)(int64_t)(int8_t)b[1];
+		out->target = end + (uint64_t)(int64_t)(int8_t)b[1];
 	} else if (in->size == 6 && b[0] == 0x0f && (b[1] & 0xf0) == 0x80) {   /* jcc rel32 */
-		*target = end + (uint64_t)(int64_t)cst_le32s(b + 2);
+		out->target = end + (uint64_t)(int64_t)cst_le32s(b + 2);
 	} else {
-		*ref = CST_REF_NONE;
+		out->ref = CST_REF_NONE;
 	}
 	return in->size;
 }
@@ -64,6 +89,7 @@ static size_t decode(void *ctx, const uint8_t *p, size_t left, uint64_t addr,
 static const struct cst_entries_ops entries_ops = {
 	.unit = 1,
 	.fill = 0xcc,           /* int3 */
+	.gap_needs_padding = true,
 	.begin = begin,
 	.end = end,
 	.decode = decode,
