@@ -125,6 +125,57 @@ case $got in *": raise | abort | die | middle | main") pass sig-skip-frames-repl
 "$CS" --skip-frames "$W/nonexistent" "$S1" >/dev/null 2>"$W/err"; rc=$?
 [ $rc = 64 ] && grep -q nonexistent "$W/err" && pass sig-skip-frames-missing || fail sig-skip-frames-missing "exit $rc: $(cat "$W/err")"
 
+# --- cores not made by a crash (gcore of a running process) and signals sent by kill
+sleep 60 & SLEEPER=$!
+at_exit "kill $SLEEPER 2>/dev/null"
+if gcore -o "$W/gc" $SLEEPER >/dev/null 2>&1 && [ -s "$W/gc.$SLEEPER" ]; then
+	GC=$W/gc.$SLEEPER
+	"$CS" "$GC" > "$W/gc.txt" 2>/dev/null
+	"$CS" --json "$GC" > "$W/gc.json" 2>/dev/null
+	"$CS" --signature "$GC" > "$W/gc.sig" 2>/dev/null
+	check gcore-not-a-crash py '
+t = open(sys.argv[1]).read()
+assert "\nnot a crash: saved from a stopped process (as gcore does)" in t, t[:300]
+assert "crashed:" not in t, t[:400]
+d = json.load(open(sys.argv[2]))
+assert d["signal"]["name"] == "SIGSTOP" and d["signal"]["crash"] is False, d["signal"]
+assert not d["threads"][0]["crashed"] and d["signature"]["class"] == "not a crash", d["signature"]
+assert open(sys.argv[3]).read().split(" ", 2)[2].startswith("not a crash: "), open(sys.argv[3]).read()' \
+		"$W/gc.txt" "$W/gc.json" "$W/gc.sig"
+else
+	skip gcore-not-a-crash "gcore could not attach to a process here"
+fi
+kill $SLEEPER 2>/dev/null
+# a SIGSEGV sent by this script to a sleeping process: its sender is this shell
+mkdir -p "$W/killed"
+(cd "$W/killed" && ulimit -c unlimited && exec sleep 60) & VICTIM=$!
+sleep 0.3
+kill -SEGV $VICTIM; wait $VICTIM 2>/dev/null
+KC=$(ls "$W"/killed/core* 2>/dev/null | head -1)
+if [ -n "$KC" ]; then
+	"$CS" "$KC" > "$W/kill.txt" 2>/dev/null
+	"$CS" --json "$KC" > "$W/kill.json" 2>/dev/null
+	check signal-sender py '
+t = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+pid, uid = int(sys.argv[3]), int(sys.argv[4])
+want = "signal: SIGSEGV (Segmentation fault), si_code 0, sent by pid %d, uid %d\n" % (pid, uid)
+assert want in t, t[:300]
+s = d["signal"]
+assert s["code"] == 0 and s["sender"] == {"pid": pid, "uid": uid} and s["crash"] is True, s
+assert s["address"] is None and d["threads"][0]["crashed"], s' "$W/kill.txt" "$W/kill.json" $$ "$(id -u)"
+else
+	skip signal-sender "the kernel wrote no core (core_pattern $(cat /proc/sys/kernel/core_pattern))"
+fi
+check signal-sender-itself py '
+d = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["core"] == sys.argv[2]][0]
+s = d["signal"]
+assert s["name"] == "SIGABRT" and s["code"] == -6 and s["sender"]["pid"] == d["pid"], s' "$W/sig.json" "$AB"
+"$CS" "$AB" 2>/dev/null | grep -q "^signal: SIGABRT (Aborted), si_code -6, sent by pid [0-9]* (itself), uid " &&
+	pass signal-sender-itself-text || fail signal-sender-itself-text "$("$CS" "$AB" 2>&1 | sed -n 2p)"
+"$CS" "$S1" 2>/dev/null | grep -q "^signal: SIGSEGV (Segmentation fault), si_code 1, fault address 0x0$" &&
+	pass signal-fault-no-sender || fail signal-fault-no-sender "$("$CS" "$S1" 2>&1 | sed -n 2p)"
+
 # --- --group on a core with 6 identical threads (examples/deadlock.c)
 "$CS" --group "$DL" > "$W/group.txt" 2>/dev/null
 "$CS" --json "$DL" > "$W/dl.json" 2>/dev/null
