@@ -40,6 +40,14 @@ struct json_object *bt_json_process(const struct bt_process *p)
 		json_object_object_add(s, "name", json_object_new_string(cst_signal_name(p->arch, p->signo)));
 		json_object_object_add(s, "code", json_object_new_int(p->code));
 		json_object_object_add(s, "address", p->has_addr ? hex(p->addr) : NULL);
+		json_object_object_add(s, "crash", json_object_new_boolean(!p->not_crash));
+		struct json_object *from = NULL;
+		if (p->has_sender) {
+			from = json_object_new_object();
+			json_object_object_add(from, "pid", json_object_new_int(p->sender_pid));
+			json_object_object_add(from, "uid", json_object_new_int64(p->sender_uid));
+		}
+		json_object_object_add(s, "sender", from);
 		json_object_object_add(o, "signal", s);
 	} else {
 		json_object_object_add(o, "signal", NULL);

@@ -220,7 +220,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
-	int now = tr_thread(tr, t, first, &o->bt);
+	int now = tr_thread(tr, t, first, env->target, &o->bt);
 	if (now < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);

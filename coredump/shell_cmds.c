@@ -404,7 +404,7 @@ int cmd_signature(struct shell *sh, const char *args)
 		return shell_error(sh, "No threads.");
 	const struct bt_thread *t = shell_thread_at(sh, 0);
 	struct bt_signature s;
-	if (sig_make(t, sh->sig, &s) < 0)
+	if (sig_make(t, sh->sig, sh->env->target, &s) < 0)
 		return shell_error(sh, "out of memory");
 	char e1[1024];
 	fprintf(sh->out, "%s %s\n", s.hash, cst_esc(s.text, e1, sizeof e1));

@@ -1,6 +1,10 @@
 /* Crash signatures.  See signature.h for the rules and README "Crash signatures". */
 #include "signature.h"
+#include "demangle.h"
 #include "error.h"
+#include "exception.h"
+#include "process.h"
+#include "variant.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -13,8 +17,10 @@
 
 /* Crash machinery of glibc (2.36: abort -> raise -> pthread_kill ->
  * __pthread_kill_implementation; assert, fortify and malloc checks end in __libc_message and
- * abort), of libstdc++ (std::terminate and its handler, mangled as in the symbol table), and the
- * stack protector. */
+ * abort), the stack protector, C++ exceptions (libstdc++'s std::terminate, its handler and the
+ * __cxa_* and std::__throw_* helpers that throw; the _Unwind_* of libgcc_s; as mangled in the
+ * symbol table and demangled), and Rust panics (the standard library's panicking modules and
+ * the functions that start a panic). */
 const char *const sig_default_skip[] = {
 	"raise", "gsignal", "abort",
 	"pthread_kill", "__pthread_kill", "__pthread_kill_internal", "__pthread_kill_implementation",
@@ -25,6 +31,13 @@ const char *const sig_default_skip[] = {
 	"malloc_printerr", "__malloc_assert",
 	"_ZSt9terminatev", "_ZN10__cxxabiv111__terminateEPFvvE",
 	"_ZN9__gnu_cxx27__verbose_terminate_handlerEv", "__cxa_throw", "__cxa_rethrow",
+	"__cxa_*", "_Unwind_*", "__gxx_personality_v0", "_ZSt*__throw_*",
+	"std::terminate*", "__cxxabiv1::*", "__gnu_cxx::__verbose_terminate_handler*",
+	"std::__throw_*", "std::rethrow_exception*",
+	"rust_panic", "rust_begin_unwind", "__rust_start_panic", "__rustc::*", "std::panicking::*",
+	"core::panicking::*", "std::panic::*", "std::sys::backtrace::__rust_end_short_backtrace*",
+	"std::sys_common::backtrace::__rust_end_short_backtrace*", "core::result::unwrap_failed*",
+	"core::option::unwrap_failed*", "core::option::expect_failed*",
 	NULL,
 };
 
@@ -145,12 +158,27 @@ static bool matches(const char *name, char *const *pat, size_t n)
 	return false;
 }
 
-/* Rule 4's function name: "__GI_" prefix, clone suffixes and symbol version removed. */
+/* Rule 4's function name: "__GI_" prefix, clone suffixes and symbol version removed, a CPU
+ * variant named as the function called (variant.h). */
 static void norm_name(const char *name, char *buf, size_t len)
 {
 	if (strncmp(name, "__GI_", 5) == 0 && name[5])
 		name += 5;
 	cst_symbols_base_name(name, buf, len);
+	char called[256];
+	if (cst_symbols_cpu_variant(buf, called, sizeof called))
+		snprintf(buf, len, "%s", called);
+}
+
+/* The frame's function name demangled, whether or not the symbols are raw (-r): a signature
+ * is the same with and without -r.  *FREE_ME is set to what the caller frees. */
+static const char *readable(const struct bt_frame *b, char **free_me)
+{
+	*free_me = NULL;
+	const char *f = b->loc.function;
+	if (cst_demangle_candidate(f) && (*free_me = cst_demangle(f)))
+		return *free_me;
+	return f;
 }
 
 static const char *base(const char *path)
@@ -163,30 +191,85 @@ static const char *base(const char *path)
 static void frame_word(const struct bt_frame *b, char *buf, size_t len)
 {
 	const struct cst_location *l = &b->loc;
-	if (l->function)
-		norm_name(l->function, buf, len);
+	char *dm;
+	const char *name = readable(b, &dm);
+	if (name)
+		norm_name(name, buf, len);
 	else if (l->build_id[0])
 		snprintf(buf, len, "%s+0x%" PRIx64, l->build_id, b->f.pc - l->module_base);
 	else if (l->module)
 		snprintf(buf, len, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);
 	else
 		snprintf(buf, len, "??");
+	free(dm);
 }
 
-/* A pattern matches the shown name (demangled: "std::terminate()") or the symbol
- * ("_ZSt9terminatev"), each as it is and without its clone suffixes. */
-static bool is_machinery(const struct bt_frame *b, const struct sig_options *o)
+/* Modules of the C++ runtime whose internal functions Debian's packages leave unnamed (no
+ * .symtab): an unnamed frame in them at the top of an aborting thread is the terminate
+ * machinery. */
+static bool cxx_runtime_module(const char *module)
 {
-	const char *names[2] = { b->loc.function, b->loc.symbol };
-	for (int i = 0; i < 2; i++) {
-		if (!names[i] || (i == 1 && names[1] == names[0]))
+	const char *b = module ? base(module) : "";
+	return strncmp(b, "libstdc++.so", 12) == 0 || strncmp(b, "libgcc_s.so", 11) == 0;
+}
+
+/* A pattern matches the demangled name ("std::terminate()") or the symbol
+ * ("_ZSt9terminatev"), each as it is and without its clone suffixes.  ABORTED: the thread's
+ * signal is SIGABRT, when an unnamed frame of the C++ runtime is machinery too. */
+static bool is_machinery(const struct bt_frame *b, const struct sig_options *o, bool aborted)
+{
+	if (aborted && !b->loc.function && cxx_runtime_module(b->loc.module))
+		return true;
+	char *dm;
+	const char *names[2] = { readable(b, &dm), b->loc.symbol };
+	bool hit = false;
+	for (int i = 0; i < 2 && !hit; i++) {
+		if (!names[i] || (i == 1 && names[0] && strcmp(names[1], names[0]) == 0))
 			continue;
 		char norm[256];
 		norm_name(names[i], norm, sizeof norm);
-		if (matches(names[i], o->skip, o->nskip) || matches(norm, o->skip, o->nskip))
-			return true;
+		hit = matches(names[i], o->skip, o->nskip) || matches(norm, o->skip, o->nskip);
 	}
+	free(dm);
+	return hit;
+}
+
+/* The symbol or name of frame B starts with one of PREFIXES. */
+static bool named(const struct bt_frame *b, const char *const *prefixes)
+{
+	const char *names[2] = { b->loc.symbol, b->loc.function };
+	for (int i = 0; i < 2; i++)
+		for (size_t k = 0; names[i] && prefixes[k]; k++)
+			if (strncmp(names[i], prefixes[k], strlen(prefixes[k])) == 0)
+				return true;
 	return false;
+}
+
+/* Rule 0: the class of the crash, from the signal of thread T, the machinery frames
+ * skipped (T's frames [0, SKIPPED)), and the exception it threw; into S. */
+static int classify(const struct bt_thread *t, size_t skipped, const struct cst_target *tg,
+		    struct bt_signature *s)
+{
+	static const char *const assert_fns[] = { "__assert_fail", "__assert_perror_fail", "__GI___assert", NULL };
+	static const char *const throw_fns[] = { "__cxa_throw", "__cxa_rethrow", NULL };
+	const char *sig = cst_signal_name(t->arch, t->cursig);
+	const char *cls = sig;
+	bool aborted = strcmp(sig, "SIGABRT") == 0, threw = false, asserted = false;
+	for (size_t i = 0; i < skipped; i++) {
+		threw |= named(&t->frames[i], throw_fns);
+		asserted |= named(&t->frames[i], assert_fns);
+	}
+	char type[256];
+	if (!t->crashed)
+		cls = "not a crash";
+	else if (aborted && threw && exc_thrown_type(tg, t, type, sizeof type)) {
+		cls = "exception";
+		if (!(s->exception = strdup(type)))
+			return -CST_E_NOMEM;
+	} else if (aborted && asserted)
+		cls = "assert";
+	snprintf(s->kind, sizeof s->kind, "%s", cls);
+	return 0;
 }
 
 static bool is_outer(const struct bt_frame *b)
@@ -213,20 +296,27 @@ static void hash_text(const char *text, char out[SIG_HASH_LEN + 1])
 	out[SIG_HASH_LEN] = 0;
 }
 
-int sig_make(const struct bt_thread *t, const struct sig_options *o, struct bt_signature *s)
+int sig_make(const struct bt_thread *t, const struct sig_options *o, const struct cst_target *tg,
+	     struct bt_signature *s)
 {
 	memset(s, 0, sizeof *s);
 	s->tid = t->tid;
 	/* rule 2: the machinery frames at the top of the stack, up to the first other frame (deeper
 	 * matches are kept: a callback crashing under __GI___qsort_r is not machinery) */
+	bool aborted = t->crashed && strcmp(cst_signal_name(t->arch, t->cursig), "SIGABRT") == 0;
 	size_t first = 0;
-	while (first < t->n && is_machinery(&t->frames[first], o))
+	while (first < t->n && is_machinery(&t->frames[first], o, aborted))
 		first++;
 	s->skipped = (unsigned)first;
+	if (classify(t, first, tg, s) < 0)
+		goto nomem;
+	char head[sizeof s->kind + 260];
+	snprintf(head, sizeof head, "%s%s%s: ", s->kind, s->exception ? " " : "",
+		 s->exception ? s->exception : "");
 	unsigned depth = o->depth ? o->depth : SIG_DEFAULT_DEPTH;
 	s->frames = calloc(depth, sizeof *s->frames);
 	if (!s->frames)
-		return -CST_E_NOMEM;
+		goto nomem;
 	size_t textlen = 0;
 	for (size_t i = first; i < t->n && s->n < depth; i++) {
 		const struct bt_frame *b = &t->frames[i];
@@ -247,9 +337,9 @@ int sig_make(const struct bt_thread *t, const struct sig_options *o, struct bt_s
 		textlen = 5;
 		s->n = 1;
 	}
-	if (!(s->text = malloc(textlen + 1)))
+	if (!(s->text = malloc(strlen(head) + textlen + 1)))
 		goto nomem;
-	s->text[0] = 0;
+	strcpy(s->text, head);
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
 			strcat(s->text, " | ");
@@ -268,6 +358,7 @@ void sig_free(struct bt_signature *s)
 		free(s->frames[i]);
 	free(s->frames);
 	free(s->text);
+	free(s->exception);
 	memset(s, 0, sizeof *s);
 }
 
@@ -276,6 +367,8 @@ struct json_object *sig_json(const struct bt_signature *s)
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "hash", json_object_new_string(s->hash));
 	json_object_object_add(o, "text", json_object_new_string(s->text ? s->text : ""));
+	json_object_object_add(o, "class", json_object_new_string(s->kind));
+	json_object_object_add(o, "exception", s->exception ? json_object_new_string(s->exception) : NULL);
 	struct json_object *a = json_object_new_array();
 	for (size_t i = 0; i < s->n; i++)
 		json_object_array_add(a, json_object_new_string(s->frames[i]));

@@ -139,10 +139,11 @@ static int remember(struct triage *tr, const struct bt_thread *t, const struct b
 	return 0;
 }
 
-int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const struct bt_options *bo)
+int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const struct cst_target *tg,
+	      const struct bt_options *bo)
 {
 	if (first && !tr->have_sig) {
-		if (sig_make(t, &tr->o->sig, &tr->sig) < 0)
+		if (sig_make(t, &tr->o->sig, tg, &tr->sig) < 0)
 			return -1;
 		tr->have_sig = true;
 	}

@@ -52,11 +52,12 @@ void tr_core_begin(struct triage *tr, int i, const char *path);
 /* True when the per-core text (header and threads) is replaced by a signature line or the
  * summary, so that only the signature thread needs walking. */
 bool tr_quiet(const struct triage *tr);
-/* Thread T (FIRST: the core's first thread, the crashed one when there is one) has been walked.
- * Makes the signature from the first thread; with --group remembers T's stack.  Returns true
+/* Thread T (FIRST: the core's first thread, the crashed one when there is one) has been walked
+ * on target TG.  Makes the signature from the first thread; with --group remembers T's stack.  Returns true
  * when the caller should print T as text now; false when it is printed later (grouped) or not
  * at all.  Returns -1 when memory ran out. */
-int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const struct bt_options *bo);
+int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const struct cst_target *tg,
+	      const struct bt_options *bo);
 /* The end of core PATH: adds the signature (and groups) to DOC and prints DOC (freeing it), or
  * prints the grouped threads and the signature line as text; records the signature for the
  * summary. */

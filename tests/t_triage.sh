@@ -80,7 +80,7 @@ print(s[sys.argv[3]] if sys.argv[3] != "all" else json.dumps(s))' "$W/sig.json" 
 h1=$(sig "$S1" hash); h2=$(sig "$S2" hash); hc=$(sig "$SC" hash); ha=$(sig "$AB" hash)
 [ -n "$h1" ] && [ "$h1" = "$h2" ] && pass sig-stable-same-crash || fail sig-stable-same-crash "$h1 vs $h2"
 [ "$h1" = "$hc" ] && pass sig-stable-across-builds || fail sig-stable-across-builds "fp $h1, cfi $hc"
-[ "$(sig "$S1" text)" = "crasher | middle | main" ] && pass sig-text || fail sig-text "$(sig "$S1" text)"
+[ "$(sig "$S1" text)" = "SIGSEGV: crasher | middle | main" ] && pass sig-text || fail sig-text "$(sig "$S1" text)"
 [ -n "$ha" ] && [ "$ha" != "$h1" ] && pass sig-different-crash || fail sig-different-crash "abort $ha, segv $h1"
 check sig-hash-is-sha256 py '
 s = json.loads(sys.argv[1])
@@ -92,14 +92,15 @@ d = [d for d in docs if d["core"] == sys.argv[2]][0]
 fns = [f["function"] for f in d["threads"][0]["frames"]]
 assert "abort" in fns and "raise" in fns, fns            # the machinery is in the backtrace
 s = d["signature"]
-assert s["text"] == "die | middle | main", s              # and not in the signature
+assert s["text"] == "SIGABRT: die | middle | main", s     # and not in the signature
+assert s["class"] == "SIGABRT" and s["exception"] is None, s
 assert s["skipped"] == fns.index("die"), (s, fns)' "$W/sig.json" "$AB"
 check sig-recovered-and-tail-call py '
 docs = [json.loads(l) for l in open(sys.argv[1])]
 d = [d for d in docs if d["core"] == sys.argv[2]][0]
 marks = {f["function"]: f["marker"] for f in d["threads"][0]["frames"]}
 assert marks.get("hop") == "lost tail call" and marks.get("middle") == "recovered caller", marks
-assert d["signature"]["text"] == "leaf2 | hop | middle | main", d["signature"]' "$W/sig.json" "$TL"
+assert d["signature"]["frames"] == ["leaf2", "hop", "middle", "main"], d["signature"]' "$W/sig.json" "$TL"
 check sig-stripped-build-id py '
 docs = [json.loads(l) for l in open(sys.argv[1])]
 s = [d["signature"] for d in docs if d["core"] in sys.argv[2:]]
@@ -110,19 +111,70 @@ assert all(re.fullmatch("[0-9a-f]{40}\\+0x[0-9a-f]+", w) for w in s[0]["frames"]
 "$CS" --signature "$S1" "$AB" > "$W/sigline.txt" 2>/dev/null
 check sig-line py '
 l = open(sys.argv[1]).read().splitlines()
-assert l == ["%s: %s %s" % (sys.argv[2], sys.argv[3], "crasher | middle | main"),
-             "%s: %s %s" % (sys.argv[4], sys.argv[5], "die | middle | main")], l' \
+assert l == ["%s: %s %s" % (sys.argv[2], sys.argv[3], "SIGSEGV: crasher | middle | main"),
+             "%s: %s %s" % (sys.argv[4], sys.argv[5], "SIGABRT: die | middle | main")], l' \
 	"$W/sigline.txt" "$S1" "$h1" "$AB" "$ha"
 got=$("$CS" --signature --signature-frames 2 "$TL" 2>&1)
-[ "$got" = "$TL: $(printf %s 'leaf2 | hop' | sha256sum | cut -c1-16) leaf2 | hop" ] && pass sig-frames-option || fail sig-frames-option "$got"
+[ "$got" = "$TL: $(printf %s 'SIGSEGV: leaf2 | hop' | sha256sum | cut -c1-16) SIGSEGV: leaf2 | hop" ] && pass sig-frames-option || fail sig-frames-option "$got"
 got=$("$CS" --signature --skip die "$AB" 2>&1)
-case $got in *" middle | main") pass sig-skip-option ;; *) fail sig-skip-option "$got" ;; esac
+case $got in *": middle | main") pass sig-skip-option ;; *) fail sig-skip-option "$got" ;; esac
 printf '# the pthread_kill family only\n__pthread_kill_*\n\n  pthread_kill\n' > "$W/skiplist"
 got=$("$CS" --signature --skip-frames "$W/skiplist" "$AB" 2>&1)
-case $got in *" raise | abort | die | middle | main") pass sig-skip-frames-replaces ;;
+case $got in *": raise | abort | die | middle | main") pass sig-skip-frames-replaces ;;
 	*) fail sig-skip-frames-replaces "$got" ;; esac
 "$CS" --skip-frames "$W/nonexistent" "$S1" >/dev/null 2>"$W/err"; rc=$?
 [ $rc = 64 ] && grep -q nonexistent "$W/err" && pass sig-skip-frames-missing || fail sig-skip-frames-missing "exit $rc: $(cat "$W/err")"
+
+# --- cores not made by a crash (gcore of a running process) and signals sent by kill
+sleep 60 & SLEEPER=$!
+at_exit "kill $SLEEPER 2>/dev/null"
+if gcore -o "$W/gc" $SLEEPER >/dev/null 2>&1 && [ -s "$W/gc.$SLEEPER" ]; then
+	GC=$W/gc.$SLEEPER
+	"$CS" "$GC" > "$W/gc.txt" 2>/dev/null
+	"$CS" --json "$GC" > "$W/gc.json" 2>/dev/null
+	"$CS" --signature "$GC" > "$W/gc.sig" 2>/dev/null
+	check gcore-not-a-crash py '
+t = open(sys.argv[1]).read()
+assert "\nnot a crash: saved from a stopped process (as gcore does)" in t, t[:300]
+assert "crashed:" not in t, t[:400]
+d = json.load(open(sys.argv[2]))
+assert d["signal"]["name"] == "SIGSTOP" and d["signal"]["crash"] is False, d["signal"]
+assert not d["threads"][0]["crashed"] and d["signature"]["class"] == "not a crash", d["signature"]
+assert open(sys.argv[3]).read().split(" ", 2)[2].startswith("not a crash: "), open(sys.argv[3]).read()' \
+		"$W/gc.txt" "$W/gc.json" "$W/gc.sig"
+else
+	skip gcore-not-a-crash "gcore could not attach to a process here"
+fi
+kill $SLEEPER 2>/dev/null
+# a SIGSEGV sent by this script to a sleeping process: its sender is this shell
+mkdir -p "$W/killed"
+(cd "$W/killed" && ulimit -c unlimited && exec sleep 60) & VICTIM=$!
+sleep 0.3
+kill -SEGV $VICTIM; wait $VICTIM 2>/dev/null
+KC=$(ls "$W"/killed/core* 2>/dev/null | head -1)
+if [ -n "$KC" ]; then
+	"$CS" "$KC" > "$W/kill.txt" 2>/dev/null
+	"$CS" --json "$KC" > "$W/kill.json" 2>/dev/null
+	check signal-sender py '
+t = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+pid, uid = int(sys.argv[3]), int(sys.argv[4])
+want = "signal: SIGSEGV (Segmentation fault), si_code 0, sent by pid %d, uid %d\n" % (pid, uid)
+assert want in t, t[:300]
+s = d["signal"]
+assert s["code"] == 0 and s["sender"] == {"pid": pid, "uid": uid} and s["crash"] is True, s
+assert s["address"] is None and d["threads"][0]["crashed"], s' "$W/kill.txt" "$W/kill.json" $$ "$(id -u)"
+else
+	skip signal-sender "the kernel wrote no core (core_pattern $(cat /proc/sys/kernel/core_pattern))"
+fi
+check signal-sender-itself py '
+d = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["core"] == sys.argv[2]][0]
+s = d["signal"]
+assert s["name"] == "SIGABRT" and s["code"] == -6 and s["sender"]["pid"] == d["pid"], s' "$W/sig.json" "$AB"
+"$CS" "$AB" 2>/dev/null | grep -q "^signal: SIGABRT (Aborted), si_code -6, sent by pid [0-9]* (itself), uid " &&
+	pass signal-sender-itself-text || fail signal-sender-itself-text "$("$CS" "$AB" 2>&1 | sed -n 2p)"
+"$CS" "$S1" 2>/dev/null | grep -q "^signal: SIGSEGV (Segmentation fault), si_code 1, fault address 0x0$" &&
+	pass signal-fault-no-sender || fail signal-fault-no-sender "$("$CS" "$S1" 2>&1 | sed -n 2p)"
 
 # --- --group on a core with 6 identical threads (examples/deadlock.c)
 "$CS" --group "$DL" > "$W/group.txt" 2>/dev/null
@@ -152,9 +204,9 @@ assert t.count("in take_b ()") == 6 and "threads:" not in t' "$W/nogroup.txt"
 check summary-text py '
 l = open(sys.argv[1]).read().splitlines()
 assert l[0] == "6 cores, 3 distinct signatures, 1 unusable", l
-assert re.fullmatch(r"\s+3  %s  crasher \| middle \| main" % sys.argv[2], l[1]), l[1]
+assert re.fullmatch(r"\s+3  %s  SIGSEGV: crasher \| middle \| main" % sys.argv[2], l[1]), l[1]
 assert l[2].split() == ["e.g.", sys.argv[3]], l[2]
-assert re.fullmatch(r"\s+1  [0-9a-f]{16}  die \| middle \| main", l[3]), l[3]
+assert re.fullmatch(r"\s+1  [0-9a-f]{16}  SIGABRT: die \| middle \| main", l[3]), l[3]
 assert len(l) == 7, l' "$W/sum.txt" "$h1" "$S1"
 "$CS" --summary --json "$S1" "$AB" "$S2" > "$W/sum.json" 2>/dev/null
 check summary-json py '
@@ -225,10 +277,10 @@ if [ $ok = 1 ]; then
 	check triage-script-buckets py '
 d = json.load(open(sys.argv[1]))
 b = [(x["count"], x["signature"], sorted(c.rsplit("/", 1)[1] for c in x["cores"])) for x in d["buckets"]]
-want = [(3, "entry_value | parse_line | load_config | main", ["core.segfault.1", "core.segfault.2", "core.segfault.3"]),
-        (2, "write_field | set_field | cmd_set | run_command | main", ["core.tailcall.1", "core.tailcall.2"]),
-        (1, "check_range | apply_setting | main", ["core.abort_leaf.1"]),
-        (1, "watchdog | main", ["core.deadlock.1"])]
+want = [(3, "SIGSEGV: entry_value | parse_line | load_config | main", ["core.segfault.1", "core.segfault.2", "core.segfault.3"]),
+        (2, "SIGSEGV: write_field | set_field | cmd_set | run_command | main", ["core.tailcall.1", "core.tailcall.2"]),
+        (1, "SIGABRT: check_range | apply_setting | main", ["core.abort_leaf.1"]),
+        (1, "SIGABRT: watchdog | main", ["core.deadlock.1"])]
 assert b == want, b
 assert [u["core"].rsplit("/", 1)[1] for u in d["unreadable"]] == ["core.garbage"], d["unreadable"]' "$W/buckets.json"
 	CORESTACK=$CS python3 examples/triage.py "$W/crashes" > "$W/buckets.txt" 2>&1
@@ -236,6 +288,27 @@ assert [u["core"].rsplit("/", 1)[1] for u in d["unreadable"]] == ["core.garbage"
 t = open(sys.argv[1]).read()
 assert t.startswith("8 files: 4 buckets, 1 unreadable"), t[:200]
 assert re.search(r"bucket 1: 3 cores  [0-9a-f]{16}  SIGSEGV\n  entry_value \| parse_line", t), t' "$W/buckets.txt"
+	CORESTACK=$CS python3 examples/triage.py --summary "$W/crashes" > "$W/bsum.txt" 2>&1
+	check triage-script-summary py '
+l = open(sys.argv[1]).read().splitlines()
+assert l[0] == "8 files: 4 buckets, 1 unreadable", l
+assert l[2].split() == ["count", "class", "hash", "example"], l[2]
+rows = [x.split() for x in l[3:11:2]]
+assert [(r[0], r[1], r[3].rsplit("/", 1)[1]) for r in rows] == [("3", "SIGSEGV", "core.segfault.1"),
+    ("2", "SIGSEGV", "core.tailcall.1"), ("1", "SIGABRT", "core.abort_leaf.1"), ("1", "SIGABRT", "core.deadlock.1")], rows
+assert l[4].strip() == "entry_value | parse_line | load_config | main", l[4]' "$W/bsum.txt"
+	# found next to the script (an install of both in one folder), or said clearly when nowhere
+	mkdir -p "$W/next" "$W/alone"
+	cp examples/triage.py "$W/next/" && cp examples/triage.py "$W/alone/" && ln -s "$CS" "$W/next/corestack"
+	env -u CORESTACK PATH=/usr/bin:/bin python3 "$W/next/triage.py" "$W/crashes" > "$W/next.txt" 2>&1
+	check triage-script-next-to-it py '
+t = open(sys.argv[1]).read()
+assert t.startswith("8 files: 4 buckets, 1 unreadable"), t[:300]' "$W/next.txt"
+	env -u CORESTACK PATH=/usr/bin:/bin python3 "$W/alone/triage.py" "$W/crashes" > "$W/alone.txt" 2>&1; rc=$?
+	check triage-script-not-found py '
+t = open(sys.argv[1]).read()
+assert int(sys.argv[2]) == 1, sys.argv[2]
+assert t.startswith("triage: corestack not found: not on PATH") and "--corestack" in t and "\n" == t[-1] and t.count("\n") == 1, t' "$W/alone.txt" "$rc"
 else
 	fail triage-script-buckets "could not make the example cores"
 fi

@@ -164,6 +164,7 @@ void bt_process_from(struct bt_process *p, struct cst_process *proc, const char 
 	const struct cst_core_signal *sig = cst_core_signal(core);
 	const struct cst_core_thread *first = cst_core_thread(core, 0);
 	p->fname = cst_core_fname(core);
+	p->not_crash = !cst_core_is_crash(core);
 	p->psargs = cst_core_psargs(core);
 	if (sig->present) {
 		p->has_signal = true;
@@ -171,6 +172,9 @@ void bt_process_from(struct bt_process *p, struct cst_process *proc, const char 
 		p->code = sig->code;
 		p->has_addr = sig->has_addr;
 		p->addr = sig->addr;
+		p->has_sender = sig->has_sender;
+		p->sender_pid = sig->sender_pid;
+		p->sender_uid = sig->sender_uid;
 	} else if (first->cursig) {
 		p->has_signal = true;
 		p->signo = first->cursig;

@@ -42,6 +42,10 @@ struct bt_process {
 	int signo, code;
 	bool has_addr;
 	uint64_t addr;
+	bool not_crash;          /* the core was not made by a crash (cst_core_is_crash) */
+	bool has_sender;         /* the signal was sent by process SENDER_PID of user SENDER_UID */
+	int sender_pid;
+	unsigned sender_uid;
 	const char *fname, *psargs;
 };
 

@@ -36,8 +36,14 @@ void bt_print_process_text(FILE *out, const struct bt_process *p)
 			cst_signal_text(p->arch, p->signo), p->code);
 		if (p->has_addr)
 			fprintf(out, ", fault address 0x%" PRIx64, p->addr);
+		if (p->has_sender)
+			fprintf(out, ", sent by pid %d%s, uid %u", p->sender_pid,
+				p->sender_pid == p->pid ? " (itself)" : "", p->sender_uid);
 		fputc('\n', out);
 	}
+	if (p->core && p->not_crash)
+		fputs("not a crash: saved from a stopped process (as gcore does), not dumped for a fatal "
+		      "signal\n", out);
 }
 
 static const char *base(const char *path)

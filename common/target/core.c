@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -352,6 +353,13 @@ static void parse_siginfo(struct cst_core *c, const uint8_t *d, size_t size)
 	    size >= uoff + c->arch->addr_size) {
 		c->signal.has_addr = true;
 		c->signal.addr = rd(c, d + uoff, c->arch->addr_size);
+	}
+	/* SI_USER (0), SI_QUEUE (-1), SI_TKILL (-6): the union's _kill / _rt member, si_pid then
+	 * si_uid (two 32-bit words) */
+	if ((c->signal.code == 0 || c->signal.code == -1 || c->signal.code == -6) && size >= uoff + 8) {
+		c->signal.has_sender = true;
+		c->signal.sender_pid = (int32_t)rd(c, d + uoff, 4);
+		c->signal.sender_uid = (uint32_t)rd(c, d + uoff + 4, 4);
 	}
 }
 
@@ -841,7 +849,7 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 		.tid = x->tid, .cursig = x->cursig,
 		/* the kernel writes the dumping thread first; it is the crashed one when it
 		 * carries a signal */
-		.crashed = i == 0 && (x->cursig != 0 || c->signal.present),
+		.crashed = i == 0 && cst_core_is_crash(c),
 	};
 	uint8_t d[DESC_READ];
 	int tid, cursig;
@@ -851,6 +859,12 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 	return t;
 }
 const struct cst_core_signal *cst_core_signal(const struct cst_core *c) { return &c->signal; }
+bool cst_core_is_crash(const struct cst_core *c)
+{
+	int signo = c->signal.present ? c->signal.signo : c->nthreads ? c->threads[0].cursig : 0;
+	int host = c->arch->generic_signal ? c->arch->generic_signal(signo) : signo;
+	return signo != 0 && host != SIGSTOP;
+}
 int cst_core_pid(const struct cst_core *c) { return c->pid; }
 const char *cst_core_fname(const struct cst_core *c) { return c->fname; }
 const char *cst_core_psargs(const struct cst_core *c) { return c->psargs; }

@@ -43,6 +43,9 @@ struct cst_core_signal {
 	int signo, code, err;
 	bool has_addr;           /* si_addr is meaningful (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP) */
 	uint64_t addr;
+	bool has_sender;         /* sent by a process (si_code SI_USER, SI_QUEUE or SI_TKILL): */
+	int sender_pid;          /* its si_pid */
+	unsigned sender_uid;     /* and si_uid */
 };
 
 struct cst_core;
@@ -53,6 +56,11 @@ struct cst_core_options {
 	int fd;                  /* > 0: an open descriptor of the core to read instead of opening
 				  * PATH (which then only names it); cst_core_open takes it over */
 };
+
+/* False when the core was not made by a crash: its dumping thread's signal (NT_SIGINFO, else
+ * pr_cursig) is none or SIGSTOP, which cannot make the kernel dump core but is how a debugger
+ * holds a process it saves (gcore). */
+bool cst_core_is_crash(const struct cst_core *c);
 
 /* Opens and indexes core file PATH.  On failure returns a negative code and writes a
  * one-line reason (without the file name) into ERR (ERRLEN bytes):
