@@ -5,6 +5,7 @@
 #include "demangle.h"
 #include "debugdirs.h"
 #include "error.h"
+#include "guarded_open.h"
 #include "openfile.h"
 #include "symindex.h"
 #include "memo.h"
@@ -176,12 +177,25 @@ static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
 	return m == n && memcmp(want, have, (size_t)n) == 0;
 }
 
+static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
+				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp);
+
 /* libdwfl find_elf callback for cores: the module's recorded path, after -e and --sysroot,
  * opened only when it is a regular file whose build-id matches the core's. */
 static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 			 Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct cst_symbols *s = current;
+	/* the files opened here are checked here: no guard while in it */
+	struct cst_core *guard = cst_guarded_open_begin(NULL);
+	int fd = core_find_elf_unguarded(s, mod, userdata, modname, base, file_name, elfp);
+	cst_guarded_open_begin(guard);
+	return fd;
+}
+
+static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
+				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
+{
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	struct stat st;
@@ -459,8 +473,12 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	s->core = c;
 	current = s;
 	int n = report_nt_file(s);
-	if (n == 0 && cst_core_nmappings(c) == 0)
+	if (n == 0 && cst_core_nmappings(c) == 0) {
+		/* libdwfl opens the link_map's file names itself (guarded_open.h) */
+		struct cst_core *guard = cst_guarded_open_begin(c);
 		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
+		cst_guarded_open_begin(guard);
+	}
 	return end_report(s, n >= 0, out, "cannot report the core's modules", err, errlen);
 }
 
