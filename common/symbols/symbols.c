@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,28 @@ int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const
 	return end_report(s, reported > 0, out, what, err, errlen);
 }
 
+/* Bound on the PT_NOTE bytes of a core whose modules libdwfl looks for in its memory
+ * (dwfl_core_file_report, for a core without NT_FILE): it reads the notes whole into memory
+ * (elf_getdata_rawchunk) besides the segments it looks at.  64 MiB of notes are about
+ * 180,000 threads on x86-64. */
+#define MAX_FALLBACK_NOTES (64ull << 20)
+
+/* Bytes in C's PT_NOTE segments, as their program headers give them. */
+static uint64_t note_bytes(struct cst_core *c)
+{
+	Elf *elf = cst_core_elf(c);
+	size_t n = 0;
+	uint64_t total = 0;
+	if (!elf || elf_getphdrnum(elf, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
+			total += ph.p_filesz < UINT64_MAX - total ? ph.p_filesz : UINT64_MAX - total;
+	}
+	return total;
+}
+
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
 {
 	int rc;
@@ -473,7 +496,12 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	s->core = c;
 	current = s;
 	int n = report_nt_file(s);
-	if (n == 0 && cst_core_nmappings(c) == 0) {
+	uint64_t notes = note_bytes(c);
+	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
+		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "
+			      "libdwfl's search for modules in the core's memory; frames are not symbolized",
+			      (unsigned long long)notes, MAX_FALLBACK_NOTES >> 20);
+	} else if (n == 0 && cst_core_nmappings(c) == 0) {
 		/* libdwfl opens the link_map's file names itself (guarded_open.h) */
 		struct cst_core *guard = cst_guarded_open_begin(c);
 		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
