@@ -7,12 +7,18 @@
 #   make check                  also builds $(BUILD)/fuzz/replay-HARNESS (the harness with a plain
 #                               main, the normal compiler and flags) for tests/t_fuzz_regress.sh,
 #                               which replays every fuzz/regressions/ input.
+#   make fuzz-ci [FUZZ_CI_SECONDS=N] (run by .ci/run; installs clang-14 as make fuzz does)
+#                               builds the harnesses and runs each for its share of N seconds
+#                               (default 60 in all), seed 1, from the seeds and kept
+#                               regressions; a crash, a sanitizer report, a hang or a leak fails.
 # Harnesses: core (the core reader, fuzz/fuzz_core.c), unwind (the unwinder over a synthetic
-# process, fuzz/fuzz_unwind.c), corewalk (core file to located frames, fuzz/fuzz_corewalk.c;
-# it shares the core harness's seeds) and jsonw (the JSON writer's string escape read back by
-# json-c, fuzz/fuzz_jsonw.c; its seeds are fuzz/regressions/jsonw/).
+# process, fuzz/fuzz_unwind.c), corewalk (core file to located frames, fuzz/fuzz_corewalk.c),
+# cli (corestack's own main on the core with NT_FILE naming hostile files or gone, in every
+# output mode and the shell, fuzz/fuzz_cli.c; it and corewalk share the core harness's seeds)
+# and jsonw (the JSON writer's string escape read back by json-c, fuzz/fuzz_jsonw.c; its
+# seeds are fuzz/regressions/jsonw/).
 
-FUZZ_HARNESSES := core unwind corewalk jsonw
+FUZZ_HARNESSES := core unwind corewalk cli jsonw
 FUZZ_SECONDS   ?= 60
 FUZZ_RSS_MB    ?= 2048
 FUZZ_TIMEOUT   ?= 20
@@ -42,10 +48,19 @@ $(FUZZ_BUILD)/fuzz/%.o: fuzz/%.c $(wildcard fuzz/*.h)
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_BUILD)/fuzz/fuzz_input.o $(FUZZ_COMMON_OBJ)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
 
-# The jsonw harness is the CLI's writer (coredump/jsonw.c) with json-c.
+# The CLI harness links the CLI's objects, its main renamed cst_cli_main.
+FUZZ_CLI_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out coredump/main.c,$(CLI_SRC))) \
+                $(FUZZ_BUILD)/coredump/cli_main.o
 $(FUZZ_BUILD)/coredump/%.o: coredump/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Icoredump -c $< -o $@
+$(FUZZ_BUILD)/coredump/cli_main.o: coredump/main.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Dmain=cst_cli_main -c $< -o $@
+$(FUZZ_BUILD)/fuzz-cli: $(FUZZ_BUILD)/fuzz/fuzz_cli.o $(FUZZ_BUILD)/fuzz/fuzz_input.o $(FUZZ_CLI_OBJ) \
+                        $(FUZZ_COMMON_OBJ)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
+# The jsonw harness is the CLI's writer (coredump/jsonw.c) with json-c.
 $(FUZZ_BUILD)/fuzz-jsonw: $(FUZZ_BUILD)/fuzz/fuzz_jsonw.o $(FUZZ_BUILD)/coredump/jsonw.o
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(CST_LDLIBS) $(LDLIBS)
 $(BUILD)/fuzz/replay-jsonw: $(BUILD)/fuzz/fuzz_jsonw.o $(BUILD)/fuzz/replay.o $(BUILD)/coredump/jsonw.o
@@ -55,6 +70,13 @@ $(BUILD)/fuzz/replay-jsonw: $(BUILD)/fuzz/fuzz_jsonw.o $(BUILD)/fuzz/replay.o $(
 $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz_input.o $(BUILD)/fuzz/replay.o \
                         $(BUILD)/libcorestack.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
+$(BUILD)/fuzz/replay-cli: $(BUILD)/fuzz/fuzz_cli.o $(BUILD)/fuzz/fuzz_input.o $(BUILD)/fuzz/replay.o \
+                          $(BUILD)/fuzz/cli_main.o $(filter-out $(BUILD)/coredump/main.o,$(CLI_OBJ)) \
+                          $(BUILD)/libcorestack.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
+$(BUILD)/fuzz/cli_main.o: coredump/main.c | pkg-check
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Dmain=cst_cli_main -c $< -o $@
 $(BUILD)/fuzz/%.o: fuzz/%.c | pkg-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ifuzz -Icoredump -c $< -o $@
@@ -101,8 +123,27 @@ fuzz: fuzz-deps $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/fuzz-%) $(FUZZ_BUILD)/seeds.sta
 	  $(FUZZ_BUILD)/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) \
 	    -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$h/ $(FUZZ_BUILD)/corpus/$$h \
-	    $$(ls -d $(FUZZ_BUILD)/seeds/$$(echo $$h | sed s/corewalk/core/) 2>/dev/null) fuzz/regressions/$$h; \
+	    $$(ls -d $(FUZZ_BUILD)/seeds/$$(echo $$h | sed 's/corewalk\|cli/core/') 2>/dev/null) fuzz/regressions/$$h; \
 	done
 
-.PHONY: fuzz fuzz-deps fuzz-replay
-.PRECIOUS: $(FUZZ_BUILD)/common/%.o $(FUZZ_BUILD)/fuzz/%.o $(BUILD)/fuzz/%.o
+# A bounded run for CI (.ci/run): each harness its share of FUZZ_CI_SECONDS in a fresh corpus
+# from the seeds and kept regressions, with a fixed seed so that a run repeats what the same
+# build explored before; the first finding stops the run and fails the target.
+FUZZ_CI_SECONDS ?= 60
+fuzz-ci: fuzz-deps $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/fuzz-%) $(FUZZ_BUILD)/seeds.stamp
+	@set -e; for h in $(FUZZ_HARNESSES); do \
+	  rm -rf $(FUZZ_BUILD)/ci-corpus/$$h; \
+	  mkdir -p $(FUZZ_BUILD)/ci-corpus/$$h $(FUZZ_BUILD)/findings/$$h fuzz/regressions/$$h; \
+	  echo "fuzz-ci: $$h for $$(( $(FUZZ_CI_SECONDS) / $(words $(FUZZ_HARNESSES)) )) s"; \
+	  CST_FUZZ_MODULES="$(call FUZZ_MODULES_OF,$(BUILD))" \
+	  $(FUZZ_BUILD)/fuzz-$$h -max_total_time=$$(( $(FUZZ_CI_SECONDS) / $(words $(FUZZ_HARNESSES)) )) -rss_limit_mb=$(FUZZ_RSS_MB) \
+	    -seed=1 -timeout=$(FUZZ_TIMEOUT) -close_fd_mask=3 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$h/ $(FUZZ_BUILD)/ci-corpus/$$h \
+	    $$(ls -d $(FUZZ_BUILD)/seeds/$$(echo $$h | sed 's/corewalk\|cli/core/') 2>/dev/null) fuzz/regressions/$$h \
+	    2>$(FUZZ_BUILD)/ci-$$h.log || { tail -n 60 $(FUZZ_BUILD)/ci-$$h.log >&2; \
+	      echo "fuzz-ci: $$h found a crash, a hang or a leak: $(FUZZ_BUILD)/findings/$$h/" >&2; exit 1; }; \
+	  grep -h '^stat::number_of_executed_units' $(FUZZ_BUILD)/ci-$$h.log || true; \
+	done
+
+.PHONY: fuzz fuzz-ci fuzz-deps fuzz-replay
+.PRECIOUS: $(FUZZ_BUILD)/coredump/%.o $(FUZZ_BUILD)/common/%.o $(FUZZ_BUILD)/fuzz/%.o $(BUILD)/fuzz/%.o

@@ -157,7 +157,9 @@ fp_cycle.two_records fp_cycle.two_records.reason fp_cycle.three_records
 fp_cycle.three_records.reason sp_down sp_down.reason sp_down.nocfi sp_down.nocfi.reason
 phdr_lies.note_offset_2e63 phdr_lies.note_filesz_2e63 phdr_lies.load_memsz_2e63
 phdr_lies.load_vaddr_2e63 nt_file_lies.count_2e63 nt_file_lies.million
-nt_file_lies.million.bounded_output threads_100k threads_100k.count threads_1500k threads_1500k.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
+nt_file_lies.million.bounded_output no_nt_file no_nt_file.linkmap_fifo no_nt_file.linkmap_fifo.not_opened
+no_nt_file.linkmap_dev_zero no_nt_file.linkmap_directory no_nt_file.linkmap_symlink_loop no_symbols.text
+no_symbols.json no_symbols.json-lines no_symbols.signature no_symbols.shell threads_100k threads_100k.count threads_1500k threads_1500k.count threads_1500k.no_nt_file threads_1500k.no_nt_file.count nt_file_lies.fifo_not_opened terminal_injection terminal_injection.shell"
 
 skip_rest() {       # skip_rest REASON NAME...: SKIP the named tests
     local why=$1 t
@@ -528,6 +530,64 @@ done
 mk linkmap_lies.cycle linkmap-cycle &&
     expect linkmap_lies.cycle "0 1 2" "" "" -- "$W/linkmap_lies.cycle.core"
 
+# no_nt_file.*: the core without NT_FILE (its n_type changed), so its modules come from the
+# link_map alone (libdwfl's dwfl_core_file_report, which opens each l_name itself): libc's
+# l_name names a FIFO with a writer waiting on it, /dev/zero, a directory, a symlink loop.
+# Never a hang; the FIFO is never opened (the writer still waits afterwards); the refused file
+# is named on stderr.
+if python3 "$MKBAD" note-set "$BASE" "$W/no_nt_file.core" 0x46494c45 type 0x7777 2>/dev/null; then
+    expect no_nt_file "0 1" "" "" -- "$W/no_nt_file.core"
+    mkfifo "$W/fifo3"
+    for lm in "fifo:$W/fifo3" "dev_zero:/dev/zero" "directory:$W/adir" "symlink_loop:$W/loop1"; do
+        n=no_nt_file.linkmap_${lm%%:*}
+        if MUT=$(python3 "$MKBAD" mem-strrep "$W/no_nt_file.core" "$W/$n.core" "$libc_short" "${lm#*:}" 2>&1); then
+            writer=
+            if [ "${lm%%:*}" = fifo ]; then
+                timeout 120 sh -c 'echo x >"$1"' sh "$W/fifo3" 2>/dev/null &
+                writer=$!
+                sleep 1                       # let the writer block in open()
+            fi
+            expect "$n" "0 1" "" "${lm#*:}" -- "$W/$n.core"
+            if [ -n "$writer" ]; then
+                sleep 1
+                if [ "$RC" -lt 124 ] && ! kill -0 "$writer" 2>/dev/null; then
+                    fail "$n.not_opened" "the writer's open() returned: corestack opened the FIFO"
+                elif [ "$RC" -lt 124 ]; then
+                    pass "$n.not_opened"
+                fi
+                kill "$writer" 2>/dev/null
+                wait "$writer" 2>/dev/null
+            fi
+        else
+            skip "$n" "mkbad mem-strrep failed: $MUT"
+        fi
+    done
+fi
+
+# no_symbols: a SPARC core whose NT_FILE n_namesz is 21 instead of 5 (the note and every note
+# after it misparsed, so no mapped file is known): every output mode and the shell walk on
+# without a crash, exit 0 or 1
+S6=$TOP/tests/sparc/fixtures/s6-O2.core
+if [ -f "$S6" ] && MUT=$(python3 "$MKBAD" note-set "$S6" "$W/no_symbols.core" 0x46494c45 namesz 21 2>&1); then
+    for mode in text --json --json-lines --signature; do
+        if [ $mode = text ]; then
+            expect no_symbols.$mode "0 1" "" "" -- "$W/no_symbols.core"
+        else
+            expect no_symbols.${mode#--} "0 1" "" "" -- $mode "$W/no_symbols.core"
+        fi
+    done
+    LAST_CMD="corestack -i no_symbols.core; bt; info sharedlibrary; frame 1; info frame; disassemble"
+    printf 'bt\ninfo sharedlibrary\nframe 1\ninfo frame\ndisassemble\nthread apply all bt\n' |
+        timeout "$TIMEOUT" "$CS" -i "$W/no_symbols.core" >"$W/out" 2>"$W/err"
+    RC=$?
+    if [ $RC -ge 124 ]; then fail no_symbols.shell "exit status $RC; cmd: $LAST_CMD"
+    elif ! grep -q '^#1 ' "$W/out"; then fail no_symbols.shell "no frame #1 in bt: $(head -c 300 "$W/out")"
+    else pass no_symbols.shell; fi
+else
+    skip_rest "no $S6 or mkbad note-set failed" no_symbols.text no_symbols.json no_symbols.json-lines \
+        no_symbols.signature no_symbols.shell
+fi
+
 # ---------------------------------------------------------------------------
 # missing_mapped_file: the crashed binary was deleted after the crash ->
 # frames still printed (hex pcs), exit 0 or 1, a message naming the file.
@@ -742,8 +802,20 @@ if mk threads_1500k threads 1500000 zero; then
     TIMEOUT=120
     expect threads_1500k "0 1" "$W/threads_1500k.core" "more than 1000000 threads; the rest are ignored" \
         -- "$W/threads_1500k.core"
-    VCAP=$SAVED_VCAP TIMEOUT=$SAVED_TIMEOUT
     thread_count threads_1500k.count 1000000
+    # threads_1500k.no_nt_file: the same core without NT_FILE, within the same 150 MB: libdwfl's
+    # search for modules in the core's memory (which reads the 534 MB of notes whole) is not
+    # made, and that is said
+    if python3 "$MKBAD" note-set "$W/threads_1500k.core" "$W/threads_1500k.core" 0x46494c45 type 0x7777 2>/dev/null; then
+        expect threads_1500k.no_nt_file "1" "$W/threads_1500k.core" \
+            "no NT_FILE note, and [0-9]+ bytes of notes: over the 64 MiB bound of libdwfl's search for modules" \
+            -- "$W/threads_1500k.core"
+        nth=$(grep -c '^Thread ' "$W/out")
+        if [ "$RC" -ge 124 ]; then skip threads_1500k.no_nt_file.count "corestack crashed or hung above"
+        elif [ "$nth" -ne 1000000 ]; then fail threads_1500k.no_nt_file.count "$nth thread headers, expected 1000000"
+        else pass threads_1500k.no_nt_file.count; fi
+    fi
+    VCAP=$SAVED_VCAP TIMEOUT=$SAVED_TIMEOUT
     rm -f "$W/threads_1500k.core" "$W/out"
 else
     skip threads_1500k.count "mkbad threads failed"

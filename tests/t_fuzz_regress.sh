@@ -16,7 +16,7 @@ export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:${UBSAN
 libc=$(ldd "$BUILD/tests/tailchain-cfi" 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
 export CST_FUZZ_MODULES=$BUILD/tests/tailchain-cfi:$BUILD/tests/tailchain-fp:$libc
 
-for h in core unwind corewalk jsonw; do
+for h in core unwind corewalk cli jsonw; do
     r=$BUILD/fuzz/replay-$h
     for f in "$TOP"/fuzz/regressions/$h/*; do
         [ -f "$f" ] || continue

@@ -116,3 +116,23 @@ for i in $(seq 20); do
 	fi
 done
 [ -z "$bad" ] && pass process-live-churn || fail process-live-churn "$bad"
+
+# ---- -p PID on a zombie and on a kernel thread --------------------------------------------
+# Neither has a stack to walk: said as what it is (exit 2), not blamed on ptrace permissions.
+( sleep 0 & echo $! > "$W/zombie"; exec sleep 60 ) & zparent=$!
+for _ in $(seq 50); do
+	z=$(cat "$W/zombie" 2>/dev/null)
+	[ -n "$z" ] && grep -q '^[^)]*) Z ' "/proc/$z/stat" 2>/dev/null && break
+	sleep 0.1
+done
+"$CS" -p "$z" > /dev/null 2> "$W/z.err"; rc=$?
+[ $rc = 2 ] && [ "$(cat "$W/z.err")" = "corestack: process $z: the process is a zombie: it has exited and its parent has not reaped it; there is no stack to walk" ] \
+	&& pass process-live-zombie || fail process-live-zombie "exit $rc: $(cat "$W/z.err")"
+kill "$zparent" 2>/dev/null; wait "$zparent" 2>/dev/null
+if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+	"$CS" -p 2 > /dev/null 2> "$W/k.err"; rc=$?
+	[ $rc = 2 ] && [ "$(cat "$W/k.err")" = "corestack: process 2: the process is a kernel thread: it has no user-space stack to walk" ] \
+		&& pass process-live-kernel-thread || fail process-live-kernel-thread "exit $rc: $(cat "$W/k.err")"
+else
+	skip process-live-kernel-thread "no kthreadd at pid 2 (a PID namespace)"
+fi

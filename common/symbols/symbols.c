@@ -5,6 +5,7 @@
 #include "demangle.h"
 #include "debugdirs.h"
 #include "error.h"
+#include "guarded_open.h"
 #include "openfile.h"
 #include "symindex.h"
 #include "memo.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,12 +178,25 @@ static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
 	return m == n && memcmp(want, have, (size_t)n) == 0;
 }
 
+static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
+				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp);
+
 /* libdwfl find_elf callback for cores: the module's recorded path, after -e and --sysroot,
  * opened only when it is a regular file whose build-id matches the core's. */
 static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 			 Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	struct cst_symbols *s = current;
+	/* the files opened here are checked here: no guard while in it */
+	struct cst_core *guard = cst_guarded_open_begin(NULL);
+	int fd = core_find_elf_unguarded(s, mod, userdata, modname, base, file_name, elfp);
+	cst_guarded_open_begin(guard);
+	return fd;
+}
+
+static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
+				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
+{
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 	struct stat st;
@@ -450,6 +465,28 @@ int cst_symbols_open_files(struct cst_symbols **out, size_t n, const char *const
 	return end_report(s, reported > 0, out, what, err, errlen);
 }
 
+/* Bound on the PT_NOTE bytes of a core whose modules libdwfl looks for in its memory
+ * (dwfl_core_file_report, for a core without NT_FILE): it reads the notes whole into memory
+ * (elf_getdata_rawchunk) besides the segments it looks at.  64 MiB of notes are about
+ * 180,000 threads on x86-64. */
+#define MAX_FALLBACK_NOTES (64ull << 20)
+
+/* Bytes in C's PT_NOTE segments, as their program headers give them. */
+static uint64_t note_bytes(struct cst_core *c)
+{
+	Elf *elf = cst_core_elf(c);
+	size_t n = 0;
+	uint64_t total = 0;
+	if (!elf || elf_getphdrnum(elf, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
+			total += ph.p_filesz < UINT64_MAX - total ? ph.p_filesz : UINT64_MAX - total;
+	}
+	return total;
+}
+
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen)
 {
 	int rc;
@@ -459,8 +496,17 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	s->core = c;
 	current = s;
 	int n = report_nt_file(s);
-	if (n == 0 && cst_core_nmappings(c) == 0)
+	uint64_t notes = note_bytes(c);
+	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
+		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "
+			      "libdwfl's search for modules in the core's memory; frames are not symbolized",
+			      (unsigned long long)notes, MAX_FALLBACK_NOTES >> 20);
+	} else if (n == 0 && cst_core_nmappings(c) == 0) {
+		/* libdwfl opens the link_map's file names itself (guarded_open.h) */
+		struct cst_core *guard = cst_guarded_open_begin(c);
 		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
+		cst_guarded_open_begin(guard);
+	}
 	return end_report(s, n >= 0, out, "cannot report the core's modules", err, errlen);
 }
 

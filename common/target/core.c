@@ -27,6 +27,14 @@
 #define DESC_READ 1024
 /* Bytes of the notes read at once: notes are parsed through this window, never held whole. */
 #define NOTE_WINDOW   (64u << 10)
+/* Bytes of NT_AUXV kept: the kernel writes at most AT_VECTOR_SIZE (a few dozen) pairs
+ * (include/linux/auxvec.h, mm_types.h saved_auxv), 1 KiB; the rest of a longer one is not
+ * read. */
+#define MAX_AUXV      (64u << 10)
+/* Bytes of NT_FILE read: the kernel writes at most 16 MiB of it (fs/binfmt_elf.c,
+ * core_file_note_size_limit); a longer one (gdb's gcore has no bound) up to this one is read
+ * whole, for the mappings' names point into it; past it the note is ignored. */
+#define MAX_FILE_NOTE (128u << 20)
 
 /* One thread as the notes give it: its registers are read again from its NT_PRSTATUS when
  * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each. */
@@ -501,6 +509,10 @@ static int parse_note(struct cst_core *c, struct note_reader *r, uint32_t type, 
 	case NT_AUXV:
 		if (c->auxv)
 			return 0;
+		if (size > MAX_AUXV) {
+			cst_core_warn(c, "NT_AUXV has %zu bytes; only its first %u are read", size, MAX_AUXV);
+			size = MAX_AUXV;
+		}
 		if (!(c->auxv = note_copy(c, at, size, &rc)))
 			return rc;
 		c->auxv_size = size;
@@ -508,6 +520,11 @@ static int parse_note(struct cst_core *c, struct note_reader *r, uint32_t type, 
 	case NT_FILE:
 		if (c->file_note)
 			return 0;
+		if (size > MAX_FILE_NOTE) {
+			cst_core_warn(c, "NT_FILE has %zu bytes, more than the %u MiB bound; the mapped files are not known",
+				      size, MAX_FILE_NOTE >> 20);
+			return 0;
+		}
 		if (!(c->file_note = note_copy(c, at, size, &rc)))
 			return rc;
 		rc = parse_nt_file(c, c->file_note, size);

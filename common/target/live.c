@@ -75,26 +75,55 @@ static bool attached(const struct cst_live *l, int tid)
 	return false;
 }
 
-/* Whether thread TID of process PID has exited or is exiting: its /proc entry is gone, or
- * its state (the field after the command's closing parenthesis in /proc/PID/task/TID/stat,
- * proc(5)) is zombie or dead.  The kernel refuses PTRACE_ATTACH to an exiting thread with
- * EPERM, as it does a thread it does not let us trace; this tells the two apart, and only
- * one way: a thread never comes back from exiting. */
-static bool thread_gone(pid_t pid, int tid)
+/* PF_KTHREAD, the task flag of a kernel thread (include/linux/sched.h). */
+#define PF_KTHREAD 0x00200000u
+
+/* The state letter and the flags of thread TID of process PID, from the fields after the
+ * command's closing parenthesis in /proc/PID/task/TID/stat (proc(5): state is field 3, flags
+ * field 9).  Returns 0; -1 with errno set when the file cannot be read (ESRCH when it is
+ * empty: the thread is gone). */
+static int task_stat(pid_t pid, int tid, char *state, unsigned long *flags)
 {
 	char path[80], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH;
+		return -1;
 	ssize_t got = read(fd, buf, sizeof buf - 1);
+	int en = errno;
 	close(fd);
-	if (got <= 0)
-		return got == 0 || errno == ESRCH;
+	if (got <= 0) {
+		errno = got == 0 ? ESRCH : en;
+		return -1;
+	}
 	buf[got] = 0;
 	const char *paren = strrchr(buf, ')');
-	char state = paren && paren[1] == ' ' ? paren[2] : 0;
+	*state = paren && paren[1] == ' ' ? paren[2] : 0;
+	*flags = 0;
+	if (paren && sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %lu", flags) != 1)
+		*flags = 0;
+	return 0;
+}
+
+/* Whether thread TID of process PID has exited or is exiting: its /proc entry is gone, or
+ * its state is zombie or dead.  The kernel refuses PTRACE_ATTACH to an exiting thread with
+ * EPERM, as it does a thread it does not let us trace; this tells the two apart, and only
+ * one way: a thread never comes back from exiting. */
+static bool thread_gone(pid_t pid, int tid)
+{
+	char state;
+	unsigned long flags;
+	if (task_stat(pid, tid, &state, &flags) < 0)
+		return errno == ENOENT || errno == ESRCH;
 	return state == 'Z' || state == 'X' || state == 'x';
+}
+
+/* Whether TID of process PID is a kernel thread (which has no user-space stack). */
+static bool kernel_thread(pid_t pid, int tid)
+{
+	char state;
+	unsigned long flags;
+	return task_stat(pid, tid, &state, &flags) == 0 && (flags & PF_KTHREAD);
 }
 
 /* Records TID as skipped.  Returns 1, or -CST_E_NOMEM with ERR set. */
@@ -122,6 +151,9 @@ static int attach_thread(struct cst_live *l, int tid, char *err, size_t errlen)
 		int en = errno;
 		if (en == ESRCH || (en == EPERM && thread_gone(l->pid, tid)))
 			return skip_thread(l, tid, err, errlen);
+		if (en == EPERM && kernel_thread(l->pid, tid))
+			return cst_fail(err, errlen, -CST_E_PERM, "the process is a kernel thread: it has no "
+					"user-space stack to walk");
 		return cst_fail(err, errlen, en == EPERM ? -CST_E_PERM : -CST_E_PTRACE,
 				"cannot attach to thread %d of process %d: %s%s", tid, (int)l->pid,
 				strerror(en), en == EPERM ?
@@ -201,6 +233,13 @@ int cst_live_attach(pid_t pid, const struct cst_arch *arch, struct cst_live **ou
 		closedir(d);
 		if (!added)
 			break;
+	}
+	char state;
+	unsigned long flags;
+	if (l->n == 0 && task_stat(pid, (int)pid, &state, &flags) == 0 && state == 'Z') {
+		rc = cst_fail(err, errlen, -CST_E_NOENT, "the process is a zombie: it has exited and "
+			      "its parent has not reaped it; there is no stack to walk");
+		goto bad;
 	}
 	if (l->n == 0) {
 		rc = cst_fail(err, errlen, -CST_E_NOENT, "no threads in process %d", (int)pid);

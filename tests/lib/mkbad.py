@@ -646,8 +646,34 @@ def m_setbyte(d, args):
     return d
 
 
+def m_note_set(d, args):
+    """note-set TYPE FIELD VALUE: every note of n_type TYPE gets its FIELD (namesz,
+    descsz or type) = VALUE, in the core's own byte order (so SPARC cores too); the
+    notes after it are then misparsed, as a reader walks them."""
+    ntype, field, val = int(args[0], 0), args[1], int(args[2], 0)
+    at = {"namesz": 0, "descsz": 4, "type": 8}[field]
+    en = ">" if d[5] == 2 else "<"
+    phoff, = struct.unpack_from(en + "Q", d, 32)
+    phentsize, phnum = struct.unpack_from(en + "HH", d, 54)
+    hits = []
+    for i in range(phnum):
+        typ, _, off, _, _, filesz = struct.unpack_from(en + "IIQQQQ", d, phoff + i * phentsize)
+        p = off
+        while typ == PT_NOTE and p + 12 <= off + filesz:
+            nsz, dsz, nt = struct.unpack_from(en + "III", d, p)
+            if nt == ntype:
+                hits.append(p)
+            p += 12 + align4(nsz) + align4(dsz)
+    if not hits:
+        die("no note of type %#x" % ntype)
+    for p in hits:
+        struct.pack_into(en + "I", d, p + at, val)
+    say("n_%s = %d in the notes of type %#x at %s" % (field, val, ntype, ",".join(map(str, hits))))
+    return d
+
+
 RAW = {"truncate": m_truncate, "machine": m_machine, "class32": m_class32,
-       "setbyte": m_setbyte}
+       "setbyte": m_setbyte, "note-set": m_note_set}
 PARSED = {
     "note-descsz-huge": m_note_descsz_huge,
     "note-namesz-huge": m_note_namesz_huge,

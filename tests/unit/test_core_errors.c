@@ -1,7 +1,7 @@
 /* The core reader (common/target/core.c): each error cst_core_open returns, with its code
  * and its message, for a tiny file written here; the warnings of a core that still opens
  * (an impossible program header, a cut segment, a short NT_PRSTATUS); and a valid core's
- * thread and memory.  Usage: test_core_errors [DIR] (where the files go; default /tmp). */
+ * thread and memory; the bounds on NT_AUXV and NT_FILE.  Usage: test_core_errors [DIR] (where the files go; default /tmp). */
 #include "core.h"
 #include "error.h"
 #include "unit.h"
@@ -315,6 +315,49 @@ static void usable(void)
 	unit_end();
 }
 
+/* NT_AUXV of 1 MiB (AT_ENTRY, then zeros) and NT_FILE of 200 MiB, in a sparse file: the
+ * first 64 KiB of NT_AUXV are read, NT_FILE is over its bound and ignored, both said. */
+static void bounds(void)
+{
+	struct img m;
+	unit_begin("core_note_bounds");
+	core(&m, NT_PRSTATUS, 336, 0, 0);
+	Elf64_Phdr *ph = (Elf64_Phdr *)(m.b + sizeof(Elf64_Ehdr));
+	const uint32_t auxv_len = 1u << 20, file_len = 200u << 20;
+	uint64_t auxv_at = m.len, file_at = auxv_at + 20 + auxv_len, end = file_at + 20 + file_len;
+	ph[0].p_filesz = end - ph[0].p_offset;
+	const char *path = write_file("bounds", m.b, m.len);
+	Elf64_Nhdr nh = { .n_namesz = 5, .n_descsz = auxv_len, .n_type = NT_AUXV };
+	uint64_t entry[2] = { AT_ENTRY, RIP_AT };
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && pwrite(fd, &nh, sizeof nh, (off_t)auxv_at) == sizeof nh &&
+		  pwrite(fd, "CORE\0\0\0", 8, (off_t)auxv_at + 12) == 8 &&
+		  pwrite(fd, entry, sizeof entry, (off_t)auxv_at + 20) == sizeof entry;
+	nh = (Elf64_Nhdr){ .n_namesz = 5, .n_descsz = file_len, .n_type = NT_FILE };
+	ok = ok && pwrite(fd, &nh, sizeof nh, (off_t)file_at) == sizeof nh &&
+	     pwrite(fd, "CORE\0\0\0", 8, (off_t)file_at + 12) == 8 && ftruncate(fd, (off_t)end) == 0;
+	if (fd >= 0)
+		close(fd);
+	unit_expect(ok, "cannot write %s", path);
+	struct cst_core *c = NULL;
+	char err[256];
+	int rc = ok ? open_core(path, &c, err, sizeof err) : -1;
+	unlink(path);
+	unit_expect(rc == 0 && c, "cst_core_open returned %d: %s", rc, err);
+	if (c) {
+		uint64_t v = 0;
+		unit_expect(cst_core_auxv(c, AT_ENTRY, &v) && v == RIP_AT, "AT_ENTRY 0x%llx", (unsigned long long)v);
+		unit_expect(has_warning(c, "NT_AUXV has 1048576 bytes; only its first 65536 are read"),
+			    "no NT_AUXV bound warning (%zu warnings)", cst_core_nwarnings(c));
+		unit_expect(has_warning(c, "NT_FILE has 209715200 bytes, more than the 128 MiB bound"),
+			    "no NT_FILE bound warning (%zu warnings)", cst_core_nwarnings(c));
+		EXPECT_EQ(cst_core_nmappings(c), 0, "mappings");
+		EXPECT_EQ(cst_core_nthreads(c), 1, "threads");
+		cst_core_close(c);
+	}
+	unit_end();
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(dir, sizeof dir, "%s/core-errors.XXXXXX", argc > 1 ? argv[1] : "/tmp");
@@ -324,6 +367,7 @@ int main(int argc, char **argv)
 	}
 	errors();
 	usable();
+	bounds();
 	rmdir(dir);
 	return unit_exit();
 }
