@@ -21,6 +21,8 @@ struct cst_call_site {
 	uint64_t addr;          /* address of the call instruction */
 	bool direct;            /* the target is encoded in the instruction */
 	uint64_t target;        /* target virtual address, when direct */
+	int reg;                /* an indirect call through a register that the callee
+				 * preserves (arch->preserved_regs): its DWARF number, else -1 */
 };
 
 #define CST_MAX_TAIL_TARGETS 16
@@ -42,6 +44,9 @@ struct cst_arch {
 	int fp_reg;
 	int nregs;              /* DWARF registers 0..nregs-1 are unwound */
 	const char *const *reg_names;   /* nregs names, for -v and `info frame` */
+	uint64_t preserved_regs;  /* bit N: DWARF register N keeps its value across a call (the
+				   * psABI's callee-saved registers), so a caller's recovered value
+				   * is the one it had at the call */
 	uint64_t stack_bias;    /* bytes from a caller's %sp to the CFA (SPARC V9: 2047), 0 */
 	unsigned ra_offset;     /* bytes from the CFI return-address column's value (the call's
 				 * address on SPARC) to the resume address; 0 when it is the
@@ -94,7 +99,8 @@ struct cst_arch {
 
 	/* Lists the functions FN can tail-jump to (direct jumps to another function's entry).
 	 * Stores up to MAX entry addresses in TARGETS and, for each, in JUMPS the address of the
-	 * jump.  Returns the count, or a negative code. */
+	 * jump, or FN's entry when several jumps lead to that target (which one ran is not
+	 * known).  Returns the count, or a negative code. */
 	int (*tail_targets)(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
 

@@ -1,5 +1,6 @@
 /* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
 #include "symbols.h"
+#include "callsite.h"
 #include "core.h"
 #include "debugcache.h"
 #include "demangle.h"
@@ -29,6 +30,8 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	size_t nfdes;
 	bool symindex_built;
 	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
+	bool callsites_built;
+	struct cst_callsites *callsites; /* NULL: no DWARF call-site records */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -470,6 +473,7 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 	if (mi) {
 		free(mi->fde_starts);
 		cst_symindex_free(mi->symindex);
+		cst_callsites_free(mi->callsites);
 	}
 	free(*userdata);
 	*userdata = NULL;
@@ -662,6 +666,17 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
 		}
 	}
 	return false;
+}
+
+const struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	struct module_info *mi = mod ? module_info(mod) : NULL;
+	if (mi && !mi->callsites_built) {
+		mi->callsites_built = true;
+		mi->callsites = cst_callsites_build(mod);
+	}
+	return mi ? mi->callsites : NULL;
 }
 
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)

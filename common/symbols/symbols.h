@@ -70,6 +70,12 @@ int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
  * addresses.  Returns false when no module or no such segment covers ADDR. */
 bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, uint64_t *hi);
 
+struct cst_callsites;
+/* The DWARF call-site records (callsite.h) of the module containing target address ADDR,
+ * read on the first call for that module; NULL when no module covers ADDR or it has none.
+ * Valid until S is closed. */
+const struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr);
+
 /* True when a module of the target covers ADDR. */
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
 

@@ -1,6 +1,7 @@
 /* The unwind cursor: the architecture's strategy ladder, termination rules, markers.  See
  * unwind.h. */
 #include "unwind.h"
+#include "callsite.h"
 #include "error.h"
 #include "perfmap.h"
 
@@ -279,6 +280,20 @@ struct path_search {
 	unsigned budget;                      /* functions examined, bounded */
 };
 
+/* Whether the jump of FN to TARGET (reaching T through linkage stubs) may be a tail call
+ * when FN's DWARF call-site records list its tail calls, RECORDED (N entries): it is one of
+ * them, or it stays in FN (a jump to a split part of it, such as FN.cold, which has records
+ * of its own under FN's entry). */
+static bool tail_call_recorded(struct cst_unwind *u, const struct cst_func *fn, uint64_t target,
+			       uint64_t t, const uint64_t *recorded, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (recorded[i] == target || recorded[i] == t)
+			return true;
+	struct cst_func tf;
+	return cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, fn);
+}
+
 /* Depth-first search for tail-jump paths from FN_ADDR to the callee's function. */
 static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t fn_addr, int depth)
 {
@@ -292,10 +307,15 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 			return;                       /* a loop of tail calls */
 	ps->path[depth] = fn_addr;
 	uint64_t targets[CST_MAX_TAIL_TARGETS], jumps[CST_MAX_TAIL_TARGETS];
+	uint64_t recorded[CST_MAX_TAIL_TARGETS];
 	int n = u->env->arch->tail_targets ? u->env->arch->tail_targets(u, &fn, targets, jumps,
 									  CST_MAX_TAIL_TARGETS) : 0;
+	int nrec = cst_callsites_tail_calls(cst_symbols_callsites(u->env->syms, fn_addr), fn_addr,
+					    recorded, CST_MAX_TAIL_TARGETS);
 	for (int i = 0; i < n && ps->paths < 2; i++) {
 		uint64_t t = through_stubs(u, targets[i]);
+		if (nrec >= 0 && !tail_call_recorded(u, &fn, targets[i], t, recorded, nrec))
+			continue;
 		ps->jumps[depth] = jumps[i];
 		struct cst_func tf;
 		if (cst_unwind_func(u, t, &tf) == 0 && same_function(&tf, ps->callee)) {
@@ -317,6 +337,45 @@ static void queue_push(struct cst_unwind *u, const struct cst_inserted_frame *f)
 		u->queue[(u->qhead + u->qlen++) % n] = *f;
 }
 
+/* Whether REG (a DWARF number) keeps its value across calls on U's architecture. */
+static bool preserved(const struct cst_unwind *u, int reg)
+{
+	return reg >= 0 && reg < 64 && (u->env->arch->preserved_regs >> reg & 1);
+}
+
+/* The function the indirect call SITE, which returns to caller C, called, when something
+ * names it: the DWARF call-site record of C's return address (its origin, a constant
+ * address, or a preserved register plus an offset), else the preserved register the call
+ * went through.  A preserved register of C holds at the return address what it held at the
+ * call; C's registers are known only where its strategy recovered them (CFI: the psABI's
+ * callee-saved registers are the same value unless saved).  Returns true with *T and, in
+ * HOW (LEN bytes), " through ..." for the note. */
+static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, const struct cst_call_site *site,
+			    uint64_t *t, char *how, size_t len)
+{
+	const char *const *names = u->env->arch->reg_names;
+	struct cst_call_target ct;
+	uint64_t v;
+	if (cst_callsites_target(cst_symbols_callsites(u->env->syms, c->pc), c->pc, &ct)) {
+		if (ct.kind == CST_TARGET_ADDR) {
+			*t = ct.addr;
+			snprintf(how, len, " (its call-site record names it)");
+			return true;
+		}
+		if (preserved(u, ct.reg) && cst_reg_get(&c->regs, ct.reg, &v)) {
+			*t = v + (uint64_t)ct.offset;
+			snprintf(how, len, " (its call-site record: %%%s%+" PRId64 ")", names[ct.reg], ct.offset);
+			return true;
+		}
+	}
+	if (preserved(u, site->reg) && cst_reg_get(&c->regs, site->reg, &v)) {
+		*t = v;
+		snprintf(how, len, " through %%%s", names[site->reg]);
+		return true;
+	}
+	return false;
+}
+
 /* Queues the frames of the functions that tail-called away between callee F (function
  * CALLEE) and caller C (function CALLER, NULL when unknown). */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
@@ -326,9 +385,13 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
 	struct cst_call_site site;
-	if (a->call_before(u, caller, c->pc, &site) < 0 || !site.direct)
+	if (a->call_before(u, caller, c->pc, &site) < 0)
 		return;
-	uint64_t t = through_stubs(u, site.target);
+	char how[48] = "";
+	uint64_t t = site.target;
+	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how))
+		return;
+	t = through_stubs(u, t);
 	struct cst_func tf;
 	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee))
 		return;
@@ -343,8 +406,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		for (int i = ps.found_len - 1; i >= 0; i--) {
 			s.pc = ps.found_jumps[i];
 			if (i == 0)
-				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 ", left by a tail jump",
-					 site.addr);
+				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "%s, left by a tail jump",
+					 site.addr, how);
 			else
 				snprintf(s.note, sizeof s.note, "reached and left by tail jumps");
 			queue_push(u, &s);
@@ -360,8 +423,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	} else {
 		s.pc = t;
 		snprintf(s.note, sizeof s.note, ps.paths > 1 ?
-			 "called at 0x%" PRIx64 "; several tail-call paths lead on, only this one is certain" :
-			 "called at 0x%" PRIx64 "; the tail-call path from it is not known", site.addr);
+			 "called at 0x%" PRIx64 "%s; several tail-call paths lead on, only this one is certain" :
+			 "called at 0x%" PRIx64 "%s; the tail-call path from it is not known", site.addr, how);
 		queue_push(u, &s);
 	}
 }

@@ -21,6 +21,7 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 			site->addr = x->addr;
 			site->direct = x->kind == K_CALL;
 			site->target = x->target;
+			site->reg = x->kind == K_CALL_IND && x->call_reg ? x->call_reg : -1;
 			return 0;
 		}
 		if (k && ra <= k->end)
@@ -32,6 +33,7 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 		return -CST_E_DECODE;
 	site->addr = ra - 5;
 	site->direct = true;
+	site->reg = -1;
 	site->target = ra + (uint64_t)(int64_t)cst_le32s(b + 1);
 	return 0;
 }
@@ -50,8 +52,10 @@ int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uin
 			int j;
 			for (j = 0; j < n && targets[j] != x->target; j++)
 				;
-			if (j < n)
+			if (j < n) {
+				jumps[j] = fn->start;      /* several jumps lead there */
 				continue;
+			}
 			targets[n] = x->target;
 			jumps[n] = x->addr;
 			n++;

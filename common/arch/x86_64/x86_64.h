@@ -31,6 +31,8 @@ struct xinsn {
 	int64_t imm;            /* stack adjustment or displacement */
 	uint64_t target;        /* direct branch target */
 	uint8_t size, kind;
+	uint8_t call_reg;       /* K_CALL_IND through a register the callee preserves (x86-64
+				 * psABI 3.2.1: rbx, rbp, r12-r15): its DWARF number; else 0 */
 };
 
 #define H_UNKNOWN INT32_MIN
