@@ -104,6 +104,14 @@ struct cst_arch {
 	int (*tail_targets)(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
 
+	/* Calls ADD(ARG, V) for every value V an instruction of the code in [LO, HI) (target
+	 * addresses) takes as an address, not as a branch target (x86-64: an immediate operand,
+	 * the address a RIP-relative lea computes), decoding the range from LO to its end.
+	 * Returns 0, or -CST_E_MEMORY when the code cannot be read whole.  NULL: the
+	 * architecture cannot tell (no lost tail call is inferred from address-taken functions). */
+	int (*code_addresses)(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			      void (*add)(void *arg, uint64_t v), void *arg);
+
 	/* When ADDR is a linkage stub (a PLT entry) resolves it through the target's memory to
 	 * the function it jumps to and returns 1 with *DEST set; 0 when it is not a stub. */
 	int (*resolve_stub)(struct cst_unwind *u, uint64_t addr, uint64_t *dest);

@@ -1,6 +1,7 @@
 /* The unwind cursor: the architecture's strategy ladder, termination rules, markers.  See
  * unwind.h. */
 #include "unwind.h"
+#include "addrtaken.h"
 #include "callsite.h"
 #include "error.h"
 #include "perfmap.h"
@@ -278,6 +279,8 @@ struct path_search {
 	int found_len;
 	int paths;                            /* complete paths found, capped at 2 */
 	unsigned budget;                      /* functions examined, bounded */
+	bool cut;                             /* the budget ended a branch: paths may be missed */
+	bool deep;                            /* the depth ended a branch: longer paths may be */
 };
 
 /* Whether the jump of FN to TARGET (reaching T through linkage stubs) may be a tail call
@@ -297,8 +300,14 @@ static bool tail_call_recorded(struct cst_unwind *u, const struct cst_func *fn, 
 /* Depth-first search for tail-jump paths from FN_ADDR to the callee's function. */
 static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t fn_addr, int depth)
 {
-	if (ps->paths >= 2 || depth >= CST_MAX_TAIL_DEPTH || ps->budget-- == 0)
+	if (ps->paths >= 2)
 		return;
+	if (depth >= CST_MAX_TAIL_DEPTH || ps->budget == 0) {
+		ps->deep |= depth >= CST_MAX_TAIL_DEPTH;
+		ps->cut |= ps->budget == 0;
+		return;
+	}
+	ps->budget--;
 	struct cst_func fn;
 	if (cst_unwind_func(u, fn_addr, &fn) < 0 || fn.start != fn_addr)
 		return;
@@ -376,12 +385,71 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 	return false;
 }
 
+/* Functions of an address-taken set examined at most, and function examinations in all,
+ * per inference: past them nothing is inferred. */
+#define MAX_INFER_CANDIDATES 4096
+#define MAX_INFER_BUDGET 16384
+
+/* The indirect call SITE that nothing names (NULL: the kernel's entry into a signal handler),
+ * before callee F (function CALLEE): the function it entered is one whose address the
+ * program takes (addrtaken.h).  When exactly
+ * one address-taken function of the callee's module reaches the callee's function, by
+ * exactly one path of tail jumps (every search complete: 8 deep, within its budget), and
+ * the callee's function is not address-taken itself (the call may have entered it), the
+ * path is queued, found by CST_FOUND_TAIL_INFERRED.  A function of another module that
+ * tail-jumps into this one reaches an exported function, which is address-taken. */
+static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
+				  const struct cst_call_site *site)
+{
+	const struct cst_addrtaken *set = callee->module ? cst_addrtaken_of(u, callee->module) : NULL;
+	if (!set || set->n > MAX_INFER_CANDIDATES)
+		return;
+	struct path_search found = { 0 };
+	int candidates = 0;
+	unsigned budget = MAX_INFER_BUDGET;
+	for (size_t i = 0; i < set->n; i++) {
+		struct cst_func af;
+		if (cst_unwind_func(u, set->addr[i], &af) < 0 || af.start != set->addr[i])
+			continue;
+		if (same_function(&af, callee))
+			return;                      /* the call may have entered the callee */
+		struct path_search ps = { .callee = callee, .budget = budget < 256 ? budget : 256 };
+		unsigned given = ps.budget;
+		search_paths(u, &ps, af.start, 0);
+		budget -= given - ps.budget;
+		if (ps.cut || ps.deep || ps.paths > 1 || (ps.paths == 1 && ++candidates > 1))
+			return;
+		if (ps.paths == 1)
+			found = ps;
+	}
+	if (candidates != 1)
+		return;
+	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_INFERRED, .marker = CST_MARK_LOST_TAIL_CALL,
+					.sp = f->cfa };
+	for (int i = found.found_len - 1; i >= 0; i--) {
+		s.pc = found.found_jumps[i];
+		if (i > 0)
+			snprintf(s.note, sizeof s.note, "reached and left by tail jumps (inferred)");
+		else if (site)
+			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through a pointer: the only "
+				 "address-taken function that leads here", site->addr);
+		else
+			snprintf(s.note, sizeof s.note, "the signal handler: the only address-taken function "
+				 "that leads here");
+		queue_push(u, &s);
+	}
+}
+
 /* Queues the frames of the functions that tail-called away between callee F (function
  * CALLEE) and caller C (function CALLER, NULL when unknown). */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
 				 const struct cst_frame *c, const struct cst_func *caller, bool skipped)
 {
 	const struct cst_arch *a = u->env->arch;
+	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
+		infer_lost_tail_calls(u, f, callee, NULL);   /* F runs in a signal handler */
+		return;
+	}
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
 	struct cst_call_site site;
@@ -389,8 +457,10 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	char how[48] = "";
 	uint64_t t = site.target;
-	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how))
+	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how)) {
+		infer_lost_tail_calls(u, f, callee, &site);
 		return;
+	}
 	t = through_stubs(u, t);
 	struct cst_func tf;
 	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee))
@@ -400,8 +470,9 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
-	struct cst_inserted_frame s = { .marker = CST_MARK_LOST_TAIL_CALL, .sp = f->cfa };
-	if (ps.paths == 1) {
+	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_CALL, .marker = CST_MARK_LOST_TAIL_CALL,
+					.sp = f->cfa };
+	if (ps.paths == 1 && !ps.cut) {
 		/* innermost first: the last function on the path jumped to the callee */
 		for (int i = ps.found_len - 1; i >= 0; i--) {
 			s.pc = ps.found_jumps[i];
@@ -412,7 +483,7 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 				snprintf(s.note, sizeof s.note, "reached and left by tail jumps");
 			queue_push(u, &s);
 		}
-	} else if (skipped && ps.paths == 0) {
+	} else if (skipped && ps.paths == 0 && !ps.cut) {
 		/* F's caller was not found (leaf context, return register overwritten): the
 		 * function C called is that caller (DTrace ustack() discussion, case 3). */
 		s.pc = t;
@@ -492,7 +563,7 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	out->index = u->nframes++;
 	out->pc = out->lookup_pc = q->pc;
 	out->sp = out->cfa = q->sp;
-	out->found_by = CST_FOUND_TAIL_CALL;
+	out->found_by = q->found_by;
 	out->marker = q->marker;
 	memcpy(out->note, q->note, sizeof out->note);
 	return 1;
@@ -589,4 +660,5 @@ void cst_unwind_env_free(struct cst_unwind_env *env)
 		env->arch->cache_free(env->arch_cache);
 	env->arch_cache = NULL;
 	cst_cfi_cache_free(env);
+	cst_addrtaken_cache_free(env);
 }

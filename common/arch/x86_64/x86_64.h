@@ -89,6 +89,8 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x);
 int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct cst_row *row);
 int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
 			   struct cst_call_site *site);
+int cst_x86_64_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			      void (*add)(void *arg, uint64_t v), void *arg);
 int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
 int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
