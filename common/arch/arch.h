@@ -23,6 +23,8 @@ struct cst_call_site {
 	uint64_t target;        /* target virtual address, when direct */
 	int reg;                /* an indirect call through a register that the callee
 				 * preserves (arch->preserved_regs): its DWARF number, else -1 */
+	uint64_t slot;          /* an indirect call through the word at a fixed address (a GOT
+				 * slot): that address, else 0 */
 };
 
 #define CST_MAX_TAIL_TARGETS 16

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_RECORDS 4000000
+#define MAX_RECORDS 4000000                  /* per compilation unit */
+#define MAX_UNITS   4096                     /* compilation units read per module */
 #define MAX_DEPTH   64
 
 #ifndef DW_TAG_call_site
@@ -34,9 +35,17 @@ struct sub {
 	uint64_t entry;
 };
 
-struct cst_callsites {
+/* The records of one compilation unit, both ways sorted. */
+struct cu_table {
+	uint64_t cu;             /* the unit's DIE offset */
 	struct rec *by_ra, *by_fn;
 	size_t n;
+};
+
+struct cst_callsites {
+	Dwfl_Module *mod;
+	struct cu_table *cus;
+	size_t ncus, cap;
 };
 
 struct builder {
@@ -211,35 +220,75 @@ static bool resolve_origin(const struct builder *b, uint64_t die, uint64_t *entr
 	return true;
 }
 
-struct cst_callsites *cst_callsites_build(Dwfl_Module *mod)
+/* Reads the records of compilation unit CU into T.  Returns false when memory ran out. */
+static bool read_cu(Dwarf_Die *cu, uint64_t bias, struct cu_table *t)
 {
-	struct builder b = { 0 };
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	while (!b.failed && (cu = dwfl_module_nextcu(mod, cu, &bias))) {
-		b.bias = bias;
-		walk(&b, cu, 0, 0);
+	struct builder b = { .bias = bias };
+	walk(&b, cu, 0, 0);
+	bool ok = !b.failed;
+	if (ok && b.n > 0) {
+		t->by_ra = malloc(b.n * sizeof *t->by_ra);
+		t->by_fn = malloc(b.n * sizeof *t->by_fn);
+		ok = t->by_ra && t->by_fn;
 	}
-	struct cst_callsites *cs = NULL;
-	if (!b.failed && b.n > 0 && (cs = calloc(1, sizeof *cs)) &&
-	    (cs->by_ra = malloc(b.n * sizeof *cs->by_ra)) && (cs->by_fn = malloc(b.n * sizeof *cs->by_fn))) {
+	if (ok && b.n > 0) {
 		qsort(b.subs, b.nsubs, sizeof *b.subs, cmp_sub);
 		for (size_t i = 0; i < b.n; i++) {
 			struct rec *r = &b.recs[i];
 			if (r->kind == REC_ORIGIN)
 				r->kind = resolve_origin(&b, r->addr, &r->addr) ? REC_ADDR : REC_NONE;
 		}
-		cs->n = b.n;
-		memcpy(cs->by_ra, b.recs, b.n * sizeof *b.recs);
-		memcpy(cs->by_fn, b.recs, b.n * sizeof *b.recs);
-		qsort(cs->by_ra, b.n, sizeof *cs->by_ra, cmp_ra);
-		qsort(cs->by_fn, b.n, sizeof *cs->by_fn, cmp_fn);
-	} else if (cs) {
-		cst_callsites_free(cs);
-		cs = NULL;
+		t->n = b.n;
+		memcpy(t->by_ra, b.recs, b.n * sizeof *b.recs);
+		memcpy(t->by_fn, b.recs, b.n * sizeof *b.recs);
+		qsort(t->by_ra, b.n, sizeof *t->by_ra, cmp_ra);
+		qsort(t->by_fn, b.n, sizeof *t->by_fn, cmp_fn);
 	}
 	free(b.recs);
 	free(b.subs);
+	return ok;
+}
+
+/* The table of the compilation unit that covers target address ADDR, read on first use;
+ * NULL when no unit covers it, or it cannot be read. */
+static const struct cu_table *unit_at(struct cst_callsites *cs, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = cs ? dwfl_module_addrdie(cs->mod, addr, &bias) : NULL;
+	if (!cu)
+		return NULL;
+	uint64_t off = dwarf_dieoffset(cu);
+	for (size_t i = 0; i < cs->ncus; i++)
+		if (cs->cus[i].cu == off)
+			return &cs->cus[i];
+	if (cs->ncus == MAX_UNITS)
+		return NULL;
+	if (cs->ncus == cs->cap) {
+		size_t cap = cs->cap ? cs->cap * 2 : 16;
+		struct cu_table *p = realloc(cs->cus, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		cs->cus = p;
+		cs->cap = cap;
+	}
+	struct cu_table *t = &cs->cus[cs->ncus];
+	memset(t, 0, sizeof *t);
+	t->cu = off;
+	if (!read_cu(cu, bias, t)) {
+		free(t->by_ra);
+		free(t->by_fn);
+		memset(t, 0, sizeof *t);
+		t->cu = off;          /* kept empty: memory ran out, nothing is known from it */
+	}
+	cs->ncus++;
+	return t;
+}
+
+struct cst_callsites *cst_callsites_new(Dwfl_Module *mod)
+{
+	struct cst_callsites *cs = calloc(1, sizeof *cs);
+	if (cs)
+		cs->mod = mod;
 	return cs;
 }
 
@@ -247,8 +296,11 @@ void cst_callsites_free(struct cst_callsites *cs)
 {
 	if (!cs)
 		return;
-	free(cs->by_ra);
-	free(cs->by_fn);
+	for (size_t i = 0; i < cs->ncus; i++) {
+		free(cs->cus[i].by_ra);
+		free(cs->cus[i].by_fn);
+	}
+	free(cs->cus);
 	free(cs);
 }
 
@@ -266,16 +318,17 @@ static size_t lower_bound(const struct rec *a, size_t n, uint64_t v, bool by_fn)
 	return lo;
 }
 
-bool cst_callsites_target(const struct cst_callsites *cs, uint64_t ra, struct cst_call_target *out)
+bool cst_callsites_target(struct cst_callsites *cs, uint64_t ra, struct cst_call_target *out)
 {
-	if (!cs)
+	const struct cu_table *t = ra ? unit_at(cs, ra - 1) : NULL;    /* the call is before RA */
+	if (!t)
 		return false;
-	size_t i = lower_bound(cs->by_ra, cs->n, ra, false);
+	size_t i = lower_bound(t->by_ra, t->n, ra, false);
 	/* one record for the call, not a tail call (whose "return address" follows a jump) */
-	if (i == cs->n || cs->by_ra[i].ra != ra || cs->by_ra[i].tail ||
-	    (i + 1 < cs->n && cs->by_ra[i + 1].ra == ra))
+	if (i == t->n || t->by_ra[i].ra != ra || t->by_ra[i].tail ||
+	    (i + 1 < t->n && t->by_ra[i + 1].ra == ra))
 		return false;
-	const struct rec *r = &cs->by_ra[i];
+	const struct rec *r = &t->by_ra[i];
 	if (r->kind == REC_ADDR) {
 		*out = (struct cst_call_target){ .kind = CST_TARGET_ADDR, .addr = r->addr };
 		return true;
@@ -287,16 +340,17 @@ bool cst_callsites_target(const struct cst_callsites *cs, uint64_t ra, struct cs
 	return false;
 }
 
-int cst_callsites_tail_calls(const struct cst_callsites *cs, uint64_t fn_start, uint64_t *targets, int max)
+int cst_callsites_tail_calls(struct cst_callsites *cs, uint64_t fn_start, uint64_t *targets, int max)
 {
-	if (!cs || fn_start == 0)
+	const struct cu_table *t = fn_start ? unit_at(cs, fn_start) : NULL;
+	if (!t)
 		return -1;
-	size_t i = lower_bound(cs->by_fn, cs->n, fn_start, true);
-	if (i == cs->n || cs->by_fn[i].fn != fn_start)
+	size_t i = lower_bound(t->by_fn, t->n, fn_start, true);
+	if (i == t->n || t->by_fn[i].fn != fn_start)
 		return -1;
 	int n = 0;
-	for (; i < cs->n && cs->by_fn[i].fn == fn_start; i++) {
-		const struct rec *r = &cs->by_fn[i];
+	for (; i < t->n && t->by_fn[i].fn == fn_start; i++) {
+		const struct rec *r = &t->by_fn[i];
 		if (!r->tail)
 			continue;
 		if (r->kind != REC_ADDR)

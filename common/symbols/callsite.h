@@ -1,4 +1,6 @@
-/* DWARF call-site records of one module, read once through libdw and kept sorted.
+/* DWARF call-site records of one module, read through libdw one compilation unit at a time
+ * (the unit that covers the address asked about, found through libdw's address ranges) and
+ * kept sorted.
  *
  * A -g build (gcc -O1 and up, DWARF 5 or gcc's GNU extension to DWARF 4) describes each call
  * with a DW_TAG_call_site (DW_TAG_GNU_call_site) child of the function that makes it: its
@@ -13,8 +15,9 @@
  *     constant address (DW_OP_addr) or a register plus an offset (one DW_OP_bregN, read by
  *     the caller from the registers it knows);
  *   - which functions a function ends in tail calls to, when its records list them all.
- * Records of functions whose origin has no address in the module (a declaration of a
- * function of another module) name no target.  Addresses are target virtual addresses
+ * A record whose origin has no single entry in its compilation unit (a declaration of a
+ * function defined elsewhere, an abstract function with several concrete copies) names no
+ * target.  Addresses are target virtual addresses
  * (the module's load bias added). */
 #ifndef CST_CALLSITE_H
 #define CST_CALLSITE_H
@@ -33,22 +36,23 @@ struct cst_call_target {
 	int64_t offset;          /* ... plus this many bytes is the address called */
 };
 
-/* Reads the call-site records of MOD's DWARF (its own file or its separate debug file).
- * Returns NULL when MOD has no DWARF, no call-site records, or memory ran out (then nothing
- * is known from them).  At most 4,000,000 records are kept and DIEs are nested at most 64
- * deep: deeper or further ones are not read. */
-struct cst_callsites *cst_callsites_build(Dwfl_Module *mod);
+/* The call-site records of MOD's DWARF (its own file or its separate debug file), none read
+ * yet: each compilation unit is read on the first question about an address it covers.
+ * Returns NULL when memory ran out.  Per unit at most 4,000,000 records are kept and DIEs
+ * nested at most 64 deep are read; at most 4096 units per module: past that, or when memory
+ * runs out, nothing is known from a unit. */
+struct cst_callsites *cst_callsites_new(Dwfl_Module *mod);
 
 void cst_callsites_free(struct cst_callsites *cs);
 
 /* The function called by the call whose return address is RA (a target address), from CS
- * (may be NULL).  Returns true with *OUT filled when a record for that call names it. */
-bool cst_callsites_target(const struct cst_callsites *cs, uint64_t ra, struct cst_call_target *out);
+ * (may be NULL).  Returns true with *OUT filled when one record for that call names it. */
+bool cst_callsites_target(struct cst_callsites *cs, uint64_t ra, struct cst_call_target *out);
 
 /* The functions that the function whose entry is FN_START tail-calls, by their entries,
  * when its records name every tail call it makes: stores up to MAX in TARGETS and returns
  * the count (0: it makes none).  Returns -1 when CS has no record of that function, or one
  * of its tail-call records names no address (then the records do not settle anything). */
-int cst_callsites_tail_calls(const struct cst_callsites *cs, uint64_t fn_start, uint64_t *targets, int max);
+int cst_callsites_tail_calls(struct cst_callsites *cs, uint64_t fn_start, uint64_t *targets, int max);
 
 #endif

@@ -31,7 +31,7 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	bool symindex_built;
 	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
 	bool callsites_built;
-	struct cst_callsites *callsites; /* NULL: no DWARF call-site records */
+	struct cst_callsites *callsites; /* its DWARF call-site records, read by unit */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -668,13 +668,35 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
 	return false;
 }
 
-const struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr)
+bool cst_symbols_read_only(struct cst_symbols *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nph;
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return false;
+	bool load_ro = false, relro = false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || addr - bias < ph.p_vaddr ||
+		    addr - bias - ph.p_vaddr >= ph.p_memsz)
+			continue;
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_W))
+			load_ro = true;
+		if (ph.p_type == PT_GNU_RELRO)
+			relro = true;
+	}
+	return load_ro || relro;
+}
+
+struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr)
 {
 	Dwfl_Module *mod = module_at(s, addr);
 	struct module_info *mi = mod ? module_info(mod) : NULL;
 	if (mi && !mi->callsites_built) {
 		mi->callsites_built = true;
-		mi->callsites = cst_callsites_build(mod);
+		mi->callsites = cst_callsites_new(mod);
 	}
 	return mi ? mi->callsites : NULL;
 }

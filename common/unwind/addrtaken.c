@@ -8,6 +8,8 @@
 
 #define MAX_MODULES    64                       /* modules whose sets are kept */
 #define MAX_BYTES      (64u << 20)              /* code and data read per module */
+#define MAX_CODE       (1u << 20)               /* code decoded per module: the C library's
+						 * 1.6 MB would cost a tenth of a second */
 #define CHUNK          65536
 
 struct entry {
@@ -117,7 +119,7 @@ static struct cst_addrtaken *build(struct cst_unwind *u, Dwfl_Module *mod)
 	if (!elf || elf_getphdrnum(elf, &nph) != 0)
 		return NULL;
 	struct builder b = { 0 };
-	uint64_t total = 0;
+	uint64_t total = 0, code = 0;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
@@ -128,9 +130,10 @@ static struct cst_addrtaken *build(struct cst_unwind *u, Dwfl_Module *mod)
 				return NULL;
 			b.code_lo[b.ncode] = ph.p_vaddr + bias;
 			b.code_hi[b.ncode++] = ph.p_vaddr + bias + ph.p_memsz;
+			code += ph.p_memsz;
 		}
 	}
-	if (total > MAX_BYTES || b.ncode == 0)
+	if (total > MAX_BYTES || code > MAX_CODE || b.ncode == 0)
 		return NULL;
 	for (size_t i = 0; i < nph && !b.failed; i++) {
 		GElf_Phdr ph;

@@ -28,7 +28,8 @@ struct cst_addrtaken {
 /* The address-taken set of MOD, built on the first call for MOD and kept in U's environment
  * (env->tail_cache).  Returns NULL when it cannot be known whole: the architecture has no
  * code_addresses hook, a segment cannot be read from the target, the module's segments
- * hold more than 64 MiB, or memory ran out. */
+ * hold more than 64 MiB or its code more than 1 MiB (decoding it all costs too much), or
+ * memory ran out. */
 const struct cst_addrtaken *cst_addrtaken_of(struct cst_unwind *u, Dwfl_Module *mod);
 
 /* Whether SET holds ADDR. */

@@ -355,7 +355,7 @@ static bool preserved(const struct cst_unwind *u, int reg)
 /* The function the indirect call SITE, which returns to caller C, called, when something
  * names it: the DWARF call-site record of C's return address (its origin, a constant
  * address, or a preserved register plus an offset), else the preserved register the call
- * went through.  A preserved register of C holds at the return address what it held at the
+ * went through, else the read-only word it read (a GOT slot).  A preserved register of C holds at the return address what it held at the
  * call; C's registers are known only where its strategy recovered them (CFI: the psABI's
  * callee-saved registers are the same value unless saved).  Returns true with *T and, in
  * HOW (LEN bytes), " through ..." for the note. */
@@ -380,6 +380,12 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 	if (preserved(u, site->reg) && cst_reg_get(&c->regs, site->reg, &v)) {
 		*t = v;
 		snprintf(how, len, " through %%%s", names[site->reg]);
+		return true;
+	}
+	if (site->slot && cst_symbols_read_only(u->env->syms, site->slot) &&
+	    cst_target_read_word(u->env->target, site->slot, u->env->arch->addr_size, &v) == 0 && v) {
+		*t = v;
+		snprintf(how, len, " through its read-only slot 0x%" PRIx64, site->slot);
 		return true;
 	}
 	return false;

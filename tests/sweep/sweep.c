@@ -1,34 +1,38 @@
-/* tests/sweep/sweep.c: the accuracy sweep.  Runs a test program (tests/sweep/sweep_prog.c)
- * under ptrace, single-steps it from main's entry until main returns, and at every
- * instruction compares corestack's unwind (build/libcorestack.a, live target) with the truth
- * kept on a shadow stack.
+/* tests/sweep/sweep.c: the accuracy sweep.  Runs a test program (tests/sweep/sweep_prog.c,
+ * tests/sweep/sweep_interp.c) under ptrace, single-steps it from main's entry until main
+ * returns, and at every instruction of the program's own functions compares corestack's
+ * unwind (build/libcorestack.a, live target) with the truth kept on a shadow stack.
  *
  * Usage: sweep BUILD PROGRAM [SYMBOL-FILE]
  *   BUILD        the name printed in the result line (fp, cfi, fp-stripped, ...)
  *   PROGRAM      the executable to run (may be stripped)
  *   SYMBOL-FILE  an unstripped twin of PROGRAM for the truth's function ranges (default
  *                PROGRAM); corestack itself sees only what PROGRAM has.
- * Prints "sweep BUILD: N/M instructions exact (P%)" and exits 0 when N == M, 1 when not,
+ * Prints "sweep BUILD: N/M instructions exact (P%); lost tail calls: recall F/T (R%),
+ * precision F/I (Q%)" and exits 0 when N == M and every inserted frame is true, 1 when not,
  * 2 when the sweep itself could not run.
  *
- * The truth.  Before each step the instruction at rip is decoded (capstone).  After the step:
- *   call      pushes a real frame: the function holding the new rip, entry rsp = new rsp;
- *   ret       pops the top real frame (main's ret ends the sweep);
+ * The truth.  Before each step the instruction at rip is decoded (capstone).  After it:
+ *   call      pushes a frame: the program's function holding the new rip, or "outside" (the
+ *             C library, a PLT stub), entry rsp = new rsp;
  *   jmp/jcc   landing on the entry of a function other than the top's is a tail call: the
- *             top frame's function is appended to its lost chain and replaced.
- * Expected frames, innermost first: the top real frame; its lost chain (innermost first,
- * each CST_MARK_LOST_TAIL_CALL); the next real frame, and so on.  The first real caller
- * is CST_MARK_RECOVERED_CALLER iff rbp != entry rsp of the top - 8 (the top's frame record,
- * rbp = CFA - 16, is not set up), all other real frames CST_MARK_NONE.
- * Ambiguous chains: from a return address corestack knows only the called function; it
- * reports the whole chain when exactly one path of direct jumps (depth <= 8, the search of
- * common/unwind.c) leads from the called function to the current one, else only the called
- * function.  The truth decides that the same way, statically, from the binary's code
- * (count_paths below); in sweep_prog.c the only ambiguous chain is a1 -> b1|b2 -> final.
- * A frame matches when its lookup_pc lies in the expected function's [start, end) (ranges,
- * not names, so stripped builds compare too) and its marker is the expected one.  Past main
- * the walk must go on through the C library's start code and end at the thread's outermost
- * frame (cst_unwind_next returns 0: "outermost frame"), at least one frame further. */
+ *             top frame's function is appended to its lost chain and replaced; a jump out
+ *             of the program makes the top an outside frame; a jump from outside into the
+ *             middle of a function of the program returns to its frame (longjmp);
+ *   a signal  delivered during the step stops the child at the handler's entry: the
+ *             kernel's frame (outside) and the handler's are pushed;
+ *   and then every frame whose return address lies above rsp is gone (ret, longjmp,
+ *   rt_sigreturn; main's return ends the sweep).
+ * Compared, innermost first: each real frame of the program (its lookup_pc in the function's
+ * [start, end): ranges, not names, so stripped builds compare too) with its marker: the
+ * first real caller is CST_MARK_RECOVERED_CALLER iff rbp != entry rsp of the top - 8 (the
+ * top's frame record, rbp = CFA - 16, is not set up), others CST_MARK_NONE, and a frame whose
+ * callee is outside is not checked; a run of outside frames matches one or more frames
+ * outside the program.  The lost-tail-call frames after a real frame are scored against its
+ * true chain (every function that tail-jumped away, however it was called): one that is the
+ * next function of the chain or a later one is found, any other is wrong.  An instruction is
+ * exact when its real frames and markers are, and the walk goes on past main through the C
+ * library's start code to the thread's outermost frame (cst_unwind_next returns 0). */
 #include "arch.h"
 #include "error.h"
 #include "live.h"

@@ -460,6 +460,7 @@ int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint6
 	classify((uint32_t)w, ra - 8, true, addr_mask(u), &x);
 	site->addr = ra - 8;
 	site->reg = -1;
+	site->slot = 0;
 	if (x.kind == K_CALL) {
 		site->direct = true;
 		site->target = x.target;

@@ -22,6 +22,7 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 			site->direct = x->kind == K_CALL;
 			site->target = x->target;
 			site->reg = x->kind == K_CALL_IND && x->call_reg ? x->call_reg : -1;
+			site->slot = x->kind == K_CALL_IND ? x->target : 0;
 			return 0;
 		}
 		if (k && ra <= k->end)
@@ -34,6 +35,7 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 	site->addr = ra - 5;
 	site->direct = true;
 	site->reg = -1;
+	site->slot = 0;
 	site->target = ra + (uint64_t)(int64_t)cst_le32s(b + 1);
 	return 0;
 }

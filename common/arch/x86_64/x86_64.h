@@ -29,7 +29,8 @@ enum kind {
 struct xinsn {
 	uint64_t addr;
 	int64_t imm;            /* stack adjustment or displacement */
-	uint64_t target;        /* direct branch target */
+	uint64_t target;        /* direct branch target; for an indirect jump or call through
+				 * disp(%rip), the address of the slot it reads */
 	uint8_t size, kind;
 	uint8_t call_reg;       /* K_CALL_IND through a register the callee preserves (x86-64
 				 * psABI 3.2.1: rbx, rbp, r12-r15): its DWARF number; else 0 */
