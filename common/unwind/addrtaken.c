@@ -1,5 +1,6 @@
 /* The functions whose address a module takes.  See addrtaken.h. */
 #include "addrtaken.h"
+#include "memo.h"
 #include "unwind.h"
 
 #include <gelf.h>
@@ -11,6 +12,7 @@
 #define MAX_CODE       (1u << 20)               /* code decoded per module: the C library's
 						 * 1.6 MB would cost a tenth of a second */
 #define CHUNK          65536
+#define MAX_RESULTS    65536                    /* inferences remembered */
 
 struct entry {
 	Dwfl_Module *mod;
@@ -20,6 +22,7 @@ struct entry {
 struct cache {
 	struct entry e[MAX_MODULES];
 	int n;
+	struct cst_memo *results;
 };
 
 struct builder {
@@ -181,6 +184,16 @@ const struct cst_addrtaken *cst_addrtaken_of(struct cst_unwind *u, Dwfl_Module *
 	return set;
 }
 
+struct cst_memo *cst_addrtaken_results(struct cst_unwind *u, size_t value_size)
+{
+	struct cache *c = u->env->tail_cache;
+	if (!c && !(c = u->env->tail_cache = calloc(1, sizeof *c)))
+		return NULL;
+	if (!c->results)
+		c->results = cst_memo_new(value_size, MAX_RESULTS);
+	return c->results;
+}
+
 bool cst_addrtaken_has(const struct cst_addrtaken *set, uint64_t addr)
 {
 	return set && bsearch(&addr, set->addr, set->n, sizeof addr, cmp_u64) != NULL;
@@ -196,6 +209,7 @@ void cst_addrtaken_cache_free(struct cst_unwind_env *env)
 			free(c->e[i].set->addr);
 			free(c->e[i].set);
 		}
+	cst_memo_free(c->results);
 	free(c);
 	env->tail_cache = NULL;
 }

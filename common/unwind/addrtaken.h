@@ -32,6 +32,11 @@ struct cst_addrtaken {
  * memory ran out. */
 const struct cst_addrtaken *cst_addrtaken_of(struct cst_unwind *u, Dwfl_Module *mod);
 
+/* A memo (memo.h) of VALUE_SIZE-byte values kept with the sets in U's environment, for the
+ * inferences made from them (one per callee function; VALUE_SIZE the same on every call);
+ * NULL when out of memory.  At most 65,536 entries. */
+struct cst_memo *cst_addrtaken_results(struct cst_unwind *u, size_t value_size);
+
 /* Whether SET holds ADDR. */
 bool cst_addrtaken_has(const struct cst_addrtaken *set, uint64_t addr);
 

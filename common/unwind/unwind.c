@@ -4,6 +4,7 @@
 #include "addrtaken.h"
 #include "callsite.h"
 #include "error.h"
+#include "memo.h"
 #include "perfmap.h"
 
 #include <elfutils/libdw.h>
@@ -396,23 +397,16 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 #define MAX_INFER_CANDIDATES 4096
 #define MAX_INFER_BUDGET 16384
 
-/* The indirect call SITE that nothing names (NULL: the kernel's entry into a signal handler),
- * before callee F (function CALLEE): the function it entered is one whose address the
- * program takes (addrtaken.h).  When exactly
- * one address-taken function of the callee's module reaches the callee's function, by
- * exactly one path of tail jumps (every search complete: 8 deep, within its budget), and
- * the callee's function is not address-taken itself (the call may have entered it), the
- * path is queued, found by CST_FOUND_TAIL_INFERRED.  A function of another module that
- * tail-jumps into this one reaches an exported function, which is address-taken. */
-static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
-				  const struct cst_call_site *site)
+/* The one path by which the address-taken functions of CALLEE's module reach it, as
+ * infer_lost_tail_calls says, in *FOUND (found_len 0: none).  ps.callee is not kept. */
+static void infer_path(struct cst_unwind *u, const struct cst_func *callee, struct path_search *found)
 {
 	const struct cst_addrtaken *set = callee->module ? cst_addrtaken_of(u, callee->module) : NULL;
-	if (!set || set->n > MAX_INFER_CANDIDATES)
+	if (!set || set->n > MAX_INFER_CANDIDATES || cst_addrtaken_has(set, callee->start))
 		return;
-	struct path_search found = { 0 };
 	int candidates = 0;
 	unsigned budget = MAX_INFER_BUDGET;
+	struct path_search one = { .found_len = 0 };
 	for (size_t i = 0; i < set->n; i++) {
 		struct cst_func af;
 		if (cst_unwind_func(u, set->addr[i], &af) < 0 || af.start != set->addr[i])
@@ -426,9 +420,35 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 		if (ps.cut || ps.deep || ps.paths > 1 || (ps.paths == 1 && ++candidates > 1))
 			return;
 		if (ps.paths == 1)
-			found = ps;
+			one = ps;
 	}
-	if (candidates != 1)
+	if (candidates == 1) {
+		*found = one;
+		found->callee = NULL;
+	}
+}
+
+/* The indirect call SITE that nothing names (NULL: the kernel's entry into a signal handler),
+ * before callee F (function CALLEE): the function it entered is one whose address the
+ * program takes (addrtaken.h).  When exactly
+ * one address-taken function of the callee's module reaches the callee's function, by
+ * exactly one path of tail jumps (every search complete: 8 deep, within its budget), and
+ * the callee's function is not address-taken itself (the call may have entered it), the
+ * path is queued, found by CST_FOUND_TAIL_INFERRED.  A function of another module that
+ * tail-jumps into this one reaches an exported function, which is address-taken. */
+static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
+				  const struct cst_call_site *site)
+{
+	struct cst_memo *memo = cst_addrtaken_results(u, sizeof(struct path_search));
+	const struct path_search *m = cst_memo_get(memo, callee->start);
+	struct path_search found = { .found_len = 0 };
+	if (m) {
+		found = *m;
+	} else {
+		infer_path(u, callee, &found);
+		cst_memo_put(memo, callee->start, &found);
+	}
+	if (found.found_len == 0)
 		return;
 	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_INFERRED, .marker = CST_MARK_LOST_TAIL_CALL,
 					.sp = f->cfa };
