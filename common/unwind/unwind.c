@@ -286,16 +286,20 @@ struct path_search {
 
 /* Whether the jump of FN to TARGET (reaching T through linkage stubs) may be a tail call
  * when FN's DWARF call-site records list its tail calls, RECORDED (N entries): it is one of
- * them, or it stays in FN (a jump to a split part of it, such as FN.cold, which has records
- * of its own under FN's entry). */
+ * them or a copy of one (gcc's clones, `.constprop.0`, may have no record of their own), or
+ * it stays in FN (a jump to a split part of it, such as FN.cold, which has records of its
+ * own under FN's entry). */
 static bool tail_call_recorded(struct cst_unwind *u, const struct cst_func *fn, uint64_t target,
 			       uint64_t t, const uint64_t *recorded, int n)
 {
+	struct cst_func tf, rf;
+	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, fn))
+		return true;
 	for (int i = 0; i < n; i++)
-		if (recorded[i] == target || recorded[i] == t)
+		if (recorded[i] == target || recorded[i] == t ||
+		    (cst_unwind_func(u, recorded[i], &rf) == 0 && same_function(&rf, &tf)))
 			return true;
-	struct cst_func tf;
-	return cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, fn);
+	return false;
 }
 
 /* Depth-first search for tail-jump paths from FN_ADDR to the callee's function. */
