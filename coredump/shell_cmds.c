@@ -202,7 +202,7 @@ static long real_caller(const struct bt_thread *t, size_t i, size_t *real)
 		i++;
 	*real = i;
 	for (size_t k = i + 1; k < t->n; k++)
-		if (!t->frames[k].inlined && t->frames[k].f.found_by != CST_FOUND_TAIL_CALL)
+		if (!t->frames[k].inlined && !cst_found_inserted(t->frames[k].f.found_by))
 			return (long)k;
 	return -1;
 }
@@ -212,7 +212,7 @@ static long real_caller(const struct bt_thread *t, size_t i, size_t *real)
 static const struct cst_frame *real_callee(const struct bt_thread *t, size_t i)
 {
 	while (i-- > 0)
-		if (!t->frames[i].inlined && t->frames[i].f.found_by != CST_FOUND_TAIL_CALL)
+		if (!t->frames[i].inlined && !cst_found_inserted(t->frames[i].f.found_by))
 			return &t->frames[i].f;
 	return NULL;
 }
@@ -229,7 +229,7 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	size_t ri;
 	long ci = real_caller(t, sh->cur_frame, &ri);
 	/* this frame's CFA: what its caller's registers were recovered with */
-	bool tail = f->found_by == CST_FOUND_TAIL_CALL;
+	bool tail = cst_found_inserted(f->found_by);
 	struct cst_reg_origin own, callers;
 	memset(&callers, 0, sizeof callers);
 	if (ci >= 0 && !tail)

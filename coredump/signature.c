@@ -142,6 +142,7 @@ static bool trusted(enum cst_found_by f)
 	case CST_FOUND_FP:
 	case CST_FOUND_PROLOGUE:
 	case CST_FOUND_TAIL_CALL:
+	case CST_FOUND_TAIL_INFERRED:
 	case CST_FOUND_WINDOW:
 	case CST_FOUND_RETURN_REG:
 	case CST_FOUND_SIGNAL:

@@ -21,6 +21,10 @@ struct cst_call_site {
 	uint64_t addr;          /* address of the call instruction */
 	bool direct;            /* the target is encoded in the instruction */
 	uint64_t target;        /* target virtual address, when direct */
+	int reg;                /* an indirect call through a register that the callee
+				 * preserves (arch->preserved_regs): its DWARF number, else -1 */
+	uint64_t slot;          /* an indirect call through the word at a fixed address (a GOT
+				 * slot): that address, else 0 */
 };
 
 #define CST_MAX_TAIL_TARGETS 16
@@ -42,6 +46,9 @@ struct cst_arch {
 	int fp_reg;
 	int nregs;              /* DWARF registers 0..nregs-1 are unwound */
 	const char *const *reg_names;   /* nregs names, for -v and `info frame` */
+	uint64_t preserved_regs;  /* bit N: DWARF register N keeps its value across a call (the
+				   * psABI's callee-saved registers), so a caller's recovered value
+				   * is the one it had at the call */
 	uint64_t stack_bias;    /* bytes from a caller's %sp to the CFA (SPARC V9: 2047), 0 */
 	unsigned ra_offset;     /* bytes from the CFI return-address column's value (the call's
 				 * address on SPARC) to the resume address; 0 when it is the
@@ -99,9 +106,18 @@ struct cst_arch {
 
 	/* Lists the functions FN can tail-jump to (direct jumps to another function's entry).
 	 * Stores up to MAX entry addresses in TARGETS and, for each, in JUMPS the address of the
-	 * jump.  Returns the count, or a negative code. */
+	 * jump, or FN's entry when several jumps lead to that target (which one ran is not
+	 * known).  Returns the count, or a negative code. */
 	int (*tail_targets)(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
+
+	/* Calls ADD(ARG, V) for every value V an instruction of the code in [LO, HI) (target
+	 * addresses) takes as an address, not as a branch target (x86-64: an immediate operand,
+	 * the address a RIP-relative lea computes), decoding the range from LO to its end.
+	 * Returns 0, or -CST_E_MEMORY when the code cannot be read whole.  NULL: the
+	 * architecture cannot tell (no lost tail call is inferred from address-taken functions). */
+	int (*code_addresses)(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			      void (*add)(void *arg, uint64_t v), void *arg);
 
 	/* When ADDR is a linkage stub (a PLT entry) resolves it through the target's memory to
 	 * the function it jumps to and returns 1 with *DEST set; 0 when it is not a stub. */

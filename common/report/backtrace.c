@@ -57,7 +57,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			break;
 		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
 		 * for the frame and the functions inlined into it (a lost tail call has none) */
-		bool real = f->found_by != CST_FOUND_TAIL_CALL;
+		bool real = !cst_found_inserted(f->found_by);
 		if (real && f->callee_cfa)
 			for (size_t k = real_start; k < real_end; k++)
 				t->frames[k].f.cfa = f->callee_cfa;

@@ -1,5 +1,6 @@
 /* Modules, symbols, CFI and lines through libdwfl.  See symbols.h. */
 #include "symbols.h"
+#include "callsite.h"
 #include "core.h"
 #include "debugcache.h"
 #include "demangle.h"
@@ -31,6 +32,8 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	size_t nfdes;
 	bool symindex_built;
 	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
+	bool callsites_built;
+	struct cst_callsites *callsites; /* its DWARF call-site records, read by unit */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -516,6 +519,7 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 	if (mi) {
 		free(mi->fde_starts);
 		cst_symindex_free(mi->symindex);
+		cst_callsites_free(mi->callsites);
 	}
 	free(*userdata);
 	*userdata = NULL;
@@ -717,6 +721,39 @@ Elf *cst_symbols_module_elf(struct cst_symbols *s, uint64_t addr, uint64_t *bias
 	Elf *elf = mod ? dwfl_module_getelf(mod, &b) : NULL;
 	*bias = b;
 	return elf;
+}
+
+bool cst_symbols_read_only(struct cst_symbols *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nph;
+	if (!elf || elf_getphdrnum(elf, &nph) != 0)
+		return false;
+	bool load_ro = false, relro = false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || addr - bias < ph.p_vaddr ||
+		    addr - bias - ph.p_vaddr >= ph.p_memsz)
+			continue;
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_W))
+			load_ro = true;
+		if (ph.p_type == PT_GNU_RELRO)
+			relro = true;
+	}
+	return load_ro || relro;
+}
+
+struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	struct module_info *mi = mod ? module_info(mod) : NULL;
+	if (mi && !mi->callsites_built) {
+		mi->callsites_built = true;
+		mi->callsites = cst_callsites_new(mod);
+	}
+	return mi ? mi->callsites : NULL;
 }
 
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr)

@@ -77,6 +77,17 @@ bool cst_symbols_exec_range(struct cst_symbols *s, uint64_t addr, uint64_t *lo, 
  * ADDR or its file cannot be read. */
 Elf *cst_symbols_module_elf(struct cst_symbols *s, uint64_t addr, uint64_t *bias);
 
+/* True when target address ADDR lies in memory its module maps read-only once relocated:
+ * a PT_LOAD without PF_W, or the PT_GNU_RELRO range (the dynamic linker makes it read-only
+ * after relocation; GOT slots of a program linked with -z now, function-pointer tables in
+ * .data.rel.ro).  A word there holds what it held when the program ran. */
+bool cst_symbols_read_only(struct cst_symbols *s, uint64_t addr);
+
+struct cst_callsites;
+/* The DWARF call-site records (callsite.h) of the module containing target address ADDR,
+ * read as they are asked about; NULL when no module covers ADDR.  Valid until S is closed. */
+struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr);
+
 /* True when a module of the target covers ADDR. */
 bool cst_symbols_in_module(struct cst_symbols *s, uint64_t addr);
 

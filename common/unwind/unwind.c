@@ -1,7 +1,10 @@
 /* The unwind cursor: the architecture's strategy ladder, termination rules, markers.  See
  * unwind.h. */
 #include "unwind.h"
+#include "addrtaken.h"
+#include "callsite.h"
 #include "error.h"
+#include "memo.h"
 #include "perfmap.h"
 
 #include <elfutils/libdw.h>
@@ -286,13 +289,39 @@ struct path_search {
 	int found_len;
 	int paths;                            /* complete paths found, capped at 2 */
 	unsigned budget;                      /* functions examined, bounded */
+	bool cut;                             /* the budget ended a branch: paths may be missed */
+	bool deep;                            /* the depth ended a branch: longer paths may be */
 };
+
+/* Whether the jump of FN to TARGET (reaching T through linkage stubs) may be a tail call
+ * when FN's DWARF call-site records list its tail calls, RECORDED (N entries): it is one of
+ * them or a copy of one (gcc's clones, `.constprop.0`, may have no record of their own), or
+ * it stays in FN (a jump to a split part of it, such as FN.cold, which has records of its
+ * own under FN's entry). */
+static bool tail_call_recorded(struct cst_unwind *u, const struct cst_func *fn, uint64_t target,
+			       uint64_t t, const uint64_t *recorded, int n)
+{
+	struct cst_func tf, rf;
+	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, fn))
+		return true;
+	for (int i = 0; i < n; i++)
+		if (recorded[i] == target || recorded[i] == t ||
+		    (cst_unwind_func(u, recorded[i], &rf) == 0 && same_function(&rf, &tf)))
+			return true;
+	return false;
+}
 
 /* Depth-first search for tail-jump paths from FN_ADDR to the callee's function. */
 static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t fn_addr, int depth)
 {
-	if (ps->paths >= 2 || depth >= CST_MAX_TAIL_DEPTH || ps->budget-- == 0)
+	if (ps->paths >= 2)
 		return;
+	if (depth >= CST_MAX_TAIL_DEPTH || ps->budget == 0) {
+		ps->deep |= depth >= CST_MAX_TAIL_DEPTH;
+		ps->cut |= ps->budget == 0;
+		return;
+	}
+	ps->budget--;
 	struct cst_func fn;
 	if (cst_unwind_func(u, fn_addr, &fn) < 0 || fn.start != fn_addr)
 		return;
@@ -301,10 +330,15 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 			return;                       /* a loop of tail calls */
 	ps->path[depth] = fn_addr;
 	uint64_t targets[CST_MAX_TAIL_TARGETS], jumps[CST_MAX_TAIL_TARGETS];
+	uint64_t recorded[CST_MAX_TAIL_TARGETS];
 	int n = u->env->arch->tail_targets ? u->env->arch->tail_targets(u, &fn, targets, jumps,
 									  CST_MAX_TAIL_TARGETS) : 0;
+	int nrec = cst_callsites_tail_calls(cst_symbols_callsites(u->env->syms, fn_addr), fn_addr,
+					    recorded, CST_MAX_TAIL_TARGETS);
 	for (int i = 0; i < n && ps->paths < 2; i++) {
 		uint64_t t = through_stubs(u, targets[i]);
+		if (nrec >= 0 && !tail_call_recorded(u, &fn, targets[i], t, recorded, nrec))
+			continue;
 		ps->jumps[depth] = jumps[i];
 		struct cst_func tf;
 		if (cst_unwind_func(u, t, &tf) == 0 && same_function(&tf, ps->callee)) {
@@ -326,20 +360,149 @@ static void queue_push(struct cst_unwind *u, const struct cst_inserted_frame *f)
 		u->queue[(u->qhead + u->qlen++) % n] = *f;
 }
 
+/* Whether REG (a DWARF number) keeps its value across calls on U's architecture. */
+static bool preserved(const struct cst_unwind *u, int reg)
+{
+	return reg >= 0 && reg < 64 && (u->env->arch->preserved_regs >> reg & 1);
+}
+
+/* The function the indirect call SITE, which returns to caller C, called, when something
+ * names it: the DWARF call-site record of C's return address (its origin, a constant
+ * address, or a preserved register plus an offset), else the preserved register the call
+ * went through, else the read-only word it read (a GOT slot).  A preserved register of C holds at the return address what it held at the
+ * call; C's registers are known only where its strategy recovered them (CFI: the psABI's
+ * callee-saved registers are the same value unless saved).  Returns true with *T and, in
+ * HOW (LEN bytes), " through ..." for the note. */
+static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, const struct cst_call_site *site,
+			    uint64_t *t, char *how, size_t len)
+{
+	const char *const *names = u->env->arch->reg_names;
+	struct cst_call_target ct;
+	uint64_t v;
+	if (cst_callsites_target(cst_symbols_callsites(u->env->syms, c->pc), c->pc, &ct)) {
+		if (ct.kind == CST_TARGET_ADDR) {
+			*t = ct.addr;
+			snprintf(how, len, " (its call-site record names it)");
+			return true;
+		}
+		if (preserved(u, ct.reg) && cst_reg_get(&c->regs, ct.reg, &v)) {
+			*t = v + (uint64_t)ct.offset;
+			snprintf(how, len, " (its call-site record: %%%s%+" PRId64 ")", names[ct.reg], ct.offset);
+			return true;
+		}
+	}
+	if (preserved(u, site->reg) && cst_reg_get(&c->regs, site->reg, &v)) {
+		*t = v;
+		snprintf(how, len, " through %%%s", names[site->reg]);
+		return true;
+	}
+	if (site->slot && cst_symbols_read_only(u->env->syms, site->slot) &&
+	    cst_target_read_word(u->env->target, site->slot, u->env->arch->addr_size, &v) == 0 && v) {
+		*t = v;
+		snprintf(how, len, " through its read-only slot 0x%" PRIx64, site->slot);
+		return true;
+	}
+	return false;
+}
+
+/* Functions of an address-taken set examined at most, and function examinations in all,
+ * per inference: past them nothing is inferred. */
+#define MAX_INFER_CANDIDATES 4096
+#define MAX_INFER_BUDGET 16384
+
+/* The one path by which the address-taken functions of CALLEE's module reach it, as
+ * infer_lost_tail_calls says, in *FOUND (found_len 0: none).  ps.callee is not kept. */
+static void infer_path(struct cst_unwind *u, const struct cst_func *callee, struct path_search *found)
+{
+	const struct cst_addrtaken *set = callee->module ? cst_addrtaken_of(u, callee->module) : NULL;
+	if (!set || set->n > MAX_INFER_CANDIDATES || cst_addrtaken_has(set, callee->start))
+		return;
+	int candidates = 0;
+	unsigned budget = MAX_INFER_BUDGET;
+	struct path_search one = { .found_len = 0 };
+	for (size_t i = 0; i < set->n; i++) {
+		struct cst_func af;
+		if (cst_unwind_func(u, set->addr[i], &af) < 0 || af.start != set->addr[i])
+			continue;
+		if (same_function(&af, callee))
+			return;                      /* the call may have entered the callee */
+		struct path_search ps = { .callee = callee, .budget = budget < 256 ? budget : 256 };
+		unsigned given = ps.budget;
+		search_paths(u, &ps, af.start, 0);
+		budget -= given - ps.budget;
+		if (ps.cut || ps.deep || ps.paths > 1 || (ps.paths == 1 && ++candidates > 1))
+			return;
+		if (ps.paths == 1)
+			one = ps;
+	}
+	if (candidates == 1) {
+		*found = one;
+		found->callee = NULL;
+	}
+}
+
+/* The indirect call SITE that nothing names (NULL: the kernel's entry into a signal handler),
+ * before callee F (function CALLEE): the function it entered is one whose address the
+ * program takes (addrtaken.h).  When exactly
+ * one address-taken function of the callee's module reaches the callee's function, by
+ * exactly one path of tail jumps (every search complete: 8 deep, within its budget), and
+ * the callee's function is not address-taken itself (the call may have entered it), the
+ * path is queued, found by CST_FOUND_TAIL_INFERRED.  A function of another module that
+ * tail-jumps into this one reaches an exported function, which is address-taken. */
+static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
+				  const struct cst_call_site *site)
+{
+	struct cst_memo *memo = cst_addrtaken_results(u, sizeof(struct path_search));
+	const struct path_search *m = cst_memo_get(memo, callee->start);
+	struct path_search found = { .found_len = 0 };
+	if (m) {
+		found = *m;
+	} else {
+		infer_path(u, callee, &found);
+		cst_memo_put(memo, callee->start, &found);
+	}
+	if (found.found_len == 0)
+		return;
+	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_INFERRED, .marker = CST_MARK_LOST_TAIL_CALL,
+					.sp = f->cfa };
+	for (int i = found.found_len - 1; i >= 0; i--) {
+		s.pc = found.found_jumps[i];
+		if (i > 0)
+			snprintf(s.note, sizeof s.note, "reached and left by tail jumps (inferred)");
+		else if (site)
+			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through a pointer: the only "
+				 "address-taken function that leads here", site->addr);
+		else
+			snprintf(s.note, sizeof s.note, "the signal handler: the only address-taken function "
+				 "that leads here");
+		queue_push(u, &s);
+	}
+}
+
 /* Queues the frames of the functions that tail-called away between callee F (function
  * CALLEE) and caller C (function CALLER, NULL when unknown). */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
 				 const struct cst_frame *c, const struct cst_func *caller, bool skipped)
 {
 	const struct cst_arch *a = u->env->arch;
+	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
+		infer_lost_tail_calls(u, f, callee, NULL);   /* F runs in a signal handler */
+		return;
+	}
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site site;
-	if (a->call_before(u, caller, c->pc, &site) < 0 || !site.direct)
+	if (a->call_before(u, caller, c->pc, &site) < 0)
 		return;
-	uint64_t t = through_stubs(u, site.target);
+	char how[48] = "";
+	uint64_t t = site.target;
+	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how)) {
+		infer_lost_tail_calls(u, f, callee, &site);
+		return;
+	}
+	t = through_stubs(u, t);
 	struct cst_func tf;
 	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee))
 		return;
@@ -348,19 +511,20 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
-	struct cst_inserted_frame s = { .marker = CST_MARK_LOST_TAIL_CALL, .sp = f->cfa };
-	if (ps.paths == 1) {
+	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_CALL, .marker = CST_MARK_LOST_TAIL_CALL,
+					.sp = f->cfa };
+	if (ps.paths == 1 && !ps.cut) {
 		/* innermost first: the last function on the path jumped to the callee */
 		for (int i = ps.found_len - 1; i >= 0; i--) {
 			s.pc = ps.found_jumps[i];
 			if (i == 0)
-				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 ", left by a tail jump",
-					 site.addr);
+				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "%s, left by a tail jump",
+					 site.addr, how);
 			else
 				snprintf(s.note, sizeof s.note, "reached and left by tail jumps");
 			queue_push(u, &s);
 		}
-	} else if (skipped && ps.paths == 0) {
+	} else if (skipped && ps.paths == 0 && !ps.cut) {
 		/* F's caller was not found (leaf context, return register overwritten): the
 		 * function C called is that caller (DTrace ustack() discussion, case 3). */
 		s.pc = t;
@@ -371,8 +535,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	} else {
 		s.pc = t;
 		snprintf(s.note, sizeof s.note, ps.paths > 1 ?
-			 "called at 0x%" PRIx64 "; several tail-call paths lead on, only this one is certain" :
-			 "called at 0x%" PRIx64 "; the tail-call path from it is not known", site.addr);
+			 "called at 0x%" PRIx64 "%s; several tail-call paths lead on, only this one is certain" :
+			 "called at 0x%" PRIx64 "%s; the tail-call path from it is not known", site.addr, how);
 		queue_push(u, &s);
 	}
 }
@@ -439,7 +603,7 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	out->index = u->nframes++;
 	out->pc = out->lookup_pc = q->pc;
 	out->sp = out->cfa = q->sp;
-	out->found_by = CST_FOUND_TAIL_CALL;
+	out->found_by = q->found_by;
 	out->marker = q->marker;
 	memcpy(out->note, q->note, sizeof out->note);
 	return 1;
@@ -551,4 +715,5 @@ void cst_unwind_env_free(struct cst_unwind_env *env)
 		env->arch->cache_free(env->arch_cache);
 	env->arch_cache = NULL;
 	cst_cfi_cache_free(env);
+	cst_addrtaken_cache_free(env);
 }

@@ -14,9 +14,12 @@
  * epilogue analysis), the frame-pointer chain.  SPARC: the return-address register of a leaf
  * (context frames), CFI, the signal frame, the register window.  The strategy that finds a
  * frame is recorded in it (found_by).  After each real caller is found, the call instruction
- * before its return address is decoded: a direct call to a function other than the callee's
- * means the target tail-called away; the functions on the tail-call path are handed out as
- * frames of their own, marked CST_MARK_LOST_TAIL_CALL.  The caller of an innermost frame
+ * before its return address is decoded: a call to a function other than the callee's (a
+ * direct call, or an indirect one whose target a DWARF call-site record, a callee-saved
+ * register or a read-only slot names) means the target tail-called away; the functions on
+ * the tail-call path are handed out as frames of their own, marked CST_MARK_LOST_TAIL_CALL.
+ * Behind an indirect call that nothing names, the path may be inferred from the functions
+ * whose address the module takes (addrtaken.h; CST_FOUND_TAIL_INFERRED).  The caller of an innermost frame
  * whose function had no frame record at its pc (leaf, prologue, epilogue) is marked
  * CST_MARK_RECOVERED_CALLER: a frame-pointer walk skips it. */
 #ifndef CST_UNWIND_H
@@ -36,6 +39,7 @@
 	X(CST_FOUND_FP,        "frame-pointer",     "the previous frame's frame pointer") \
 	X(CST_FOUND_PROLOGUE,  "prologue-analysis", "the callee's instructions: return address on the stack") \
 	X(CST_FOUND_TAIL_CALL, "tail-call",         "the call instruction before the caller's return address") \
+	X(CST_FOUND_TAIL_INFERRED, "tail-call-inferred", "the only address-taken function that tail-jumps to the callee, behind an indirect call") \
 	X(CST_FOUND_WINDOW,    "register-window",   "the register window saved at the stack pointer") \
 	X(CST_FOUND_RETURN_REG,"return-register",   "the return-address register of a leaf") \
 	X(CST_FOUND_SIGNAL,    "signal-frame",      "the kernel's signal frame: the interrupted registers")
@@ -45,6 +49,13 @@ enum cst_found_by {
 	CST_FOUND_BY(CST_FOUND_ENUM)
 #undef CST_FOUND_ENUM
 };
+
+/* Whether a frame found so is one the cursor inserted (a lost tail call, a caller named by
+ * the call before a return address): it has no registers of its own. */
+static inline bool cst_found_inserted(enum cst_found_by f)
+{
+	return f == CST_FOUND_TAIL_CALL || f == CST_FOUND_TAIL_INFERRED;
+}
 
 /* Short stable token ("cfi") and long description of a provenance. */
 const char *cst_found_by_token(enum cst_found_by f);
@@ -95,6 +106,8 @@ struct cst_unwind_env {
 	void *arch_cache;        /* decoded functions; owned by the arch, freed by cst_unwind_env_free */
 	const struct cst_perfmap *jit;   /* JIT code a perf map names (code outside modules), or NULL */
 	void *cfi_cache;         /* decoded CFI rows (cfi.c), freed by cst_unwind_env_free */
+	void *tail_cache;        /* address-taken functions per module (addrtaken.c), freed by
+				  * cst_unwind_env_free */
 };
 
 #define CST_MAX_TAIL_DEPTH 8
@@ -104,6 +117,7 @@ struct cst_unwind_env {
 struct cst_inserted_frame {
 	uint64_t pc;             /* the tail jump, or the called function's entry */
 	uint64_t sp;             /* the callee's CFA: the inserted frame's sp and CFA */
+	enum cst_found_by found_by;  /* CST_FOUND_TAIL_CALL or CST_FOUND_TAIL_INFERRED */
 	enum cst_marker marker;
 	char note[CST_NOTE_SIZE];
 };

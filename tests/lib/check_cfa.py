@@ -48,7 +48,7 @@ def main():
         if t["complete"] is not True:
             bad.append("thread %d: the walk stopped: %s" % (t["tid"], t["stop_reason"]))
         fr = t["frames"]
-        real = [f for f in fr if f["found_by"] != "tail-call"]
+        real = [f for f in fr if f["found_by"] not in ("tail-call", "tail-call-inferred")]
         for i, f in enumerate(real):
             if f["inlined"]:
                 # an inlined function shares the CFA of the function it is inlined into

@@ -1,34 +1,38 @@
-/* tests/sweep/sweep.c: the accuracy sweep.  Runs a test program (tests/sweep/sweep_prog.c)
- * under ptrace, single-steps it from main's entry until main returns, and at every
- * instruction compares corestack's unwind (build/libcorestack.a, live target) with the truth
- * kept on a shadow stack.
+/* tests/sweep/sweep.c: the accuracy sweep.  Runs a test program (tests/sweep/sweep_prog.c,
+ * tests/sweep/sweep_interp.c) under ptrace, single-steps it from main's entry until main
+ * returns, and at every instruction of the program's own functions compares corestack's
+ * unwind (build/libcorestack.a, live target) with the truth kept on a shadow stack.
  *
  * Usage: sweep BUILD PROGRAM [SYMBOL-FILE]
  *   BUILD        the name printed in the result line (fp, cfi, fp-stripped, ...)
  *   PROGRAM      the executable to run (may be stripped)
  *   SYMBOL-FILE  an unstripped twin of PROGRAM for the truth's function ranges (default
  *                PROGRAM); corestack itself sees only what PROGRAM has.
- * Prints "sweep BUILD: N/M instructions exact (P%)" and exits 0 when N == M, 1 when not,
+ * Prints "sweep BUILD: N/M instructions exact (P%); lost tail calls: recall F/T (R%),
+ * precision F/I (Q%)" and exits 0 when N == M and every inserted frame is true, 1 when not,
  * 2 when the sweep itself could not run.
  *
- * The truth.  Before each step the instruction at rip is decoded (capstone).  After the step:
- *   call      pushes a real frame: the function holding the new rip, entry rsp = new rsp;
- *   ret       pops the top real frame (main's ret ends the sweep);
+ * The truth.  Before each step the instruction at rip is decoded (capstone).  After it:
+ *   call      pushes a frame: the program's function holding the new rip, or "outside" (the
+ *             C library, a PLT stub), entry rsp = new rsp;
  *   jmp/jcc   landing on the entry of a function other than the top's is a tail call: the
- *             top frame's function is appended to its lost chain and replaced.
- * Expected frames, innermost first: the top real frame; its lost chain (innermost first,
- * each CST_MARK_LOST_TAIL_CALL); the next real frame, and so on.  The first real caller
- * is CST_MARK_RECOVERED_CALLER iff rbp != entry rsp of the top - 8 (the top's frame record,
- * rbp = CFA - 16, is not set up), all other real frames CST_MARK_NONE.
- * Ambiguous chains: from a return address corestack knows only the called function; it
- * reports the whole chain when exactly one path of direct jumps (depth <= 8, the search of
- * common/unwind.c) leads from the called function to the current one, else only the called
- * function.  The truth decides that the same way, statically, from the binary's code
- * (count_paths below); in sweep_prog.c the only ambiguous chain is a1 -> b1|b2 -> final.
- * A frame matches when its lookup_pc lies in the expected function's [start, end) (ranges,
- * not names, so stripped builds compare too) and its marker is the expected one.  Past main
- * the walk must go on through the C library's start code and end at the thread's outermost
- * frame (cst_unwind_next returns 0: "outermost frame"), at least one frame further. */
+ *             top frame's function is appended to its lost chain and replaced; a jump out
+ *             of the program makes the top an outside frame; a jump from outside into the
+ *             middle of a function of the program returns to its frame (longjmp);
+ *   a signal  delivered during the step stops the child at the handler's entry: the
+ *             kernel's frame (outside) and the handler's are pushed;
+ *   and then every frame whose return address lies above rsp is gone (ret, longjmp,
+ *   rt_sigreturn; main's return ends the sweep).
+ * Compared, innermost first: each real frame of the program (its lookup_pc in the function's
+ * [start, end): ranges, not names, so stripped builds compare too) with its marker: the
+ * first real caller is CST_MARK_RECOVERED_CALLER iff rbp != entry rsp of the top - 8 (the
+ * top's frame record, rbp = CFA - 16, is not set up), others CST_MARK_NONE, and a frame whose
+ * callee is outside is not checked; a run of outside frames matches one or more frames
+ * outside the program.  The lost-tail-call frames after a real frame are scored against its
+ * true chain (every function that tail-jumped away, however it was called): one that is the
+ * next function of the chain or a later one is found, any other is wrong.  An instruction is
+ * exact when its real frames and markers are, and the walk goes on past main through the C
+ * library's start code to the thread's outermost frame (cst_unwind_next returns 0). */
 #include "arch.h"
 #include "error.h"
 #include "live.h"
@@ -58,15 +62,12 @@
 #define MAX_CHAIN      CST_MAX_TAIL_DEPTH
 #define MAX_EXPECTED   (MAX_DEPTH * (MAX_CHAIN + 1))
 #define MAX_REPORTS    20        /* mismatches printed; env SWEEP_MAX_REPORTS overrides */
-#define MAX_TARGETS    16
 
 /* ---- the program's functions (from the unstripped symbol table) --------------------- */
 
 struct func {
 	uint64_t start, end;       /* target addresses, after the load bias */
 	char *name;
-	int ntargets;              /* -1 until decoded: direct jumps out of the function */
-	uint64_t targets[MAX_TARGETS];
 };
 
 static struct func funcs[MAX_FUNCS];
@@ -118,7 +119,6 @@ static int load_symbols(const char *path, uint64_t *first_load)
 			f->start = s.st_value;
 			f->end = s.st_value + s.st_size;
 			f->name = strdup(nm ? nm : "?");
-			f->ntargets = -1;
 		}
 	}
 	elf_end(e);
@@ -161,101 +161,149 @@ static int read_mem(uint64_t addr, void *buf, size_t len)
 	return pread(memfd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
 }
 
-/* ---- static tail-jump paths, as common/unwind.c searches them ------------------------ */
-
-/* The direct jumps (jmp or jcc) of F whose target lies outside F. */
-static void decode_targets(struct func *f)
-{
-	f->ntargets = 0;
-	size_t len = (size_t)(f->end - f->start);
-	uint8_t *buf = malloc(len);
-	if (!buf || read_mem(f->start, buf, len) < 0) {
-		free(buf);
-		return;
-	}
-	cs_insn *in = cs_malloc(cs);
-	const uint8_t *p = buf;
-	uint64_t addr = f->start;
-	while (in && len > 0 && cs_disasm_iter(cs, &p, &len, &addr, in)) {
-		const cs_x86 *x = &in->detail->x86;
-		if (!cs_insn_group(cs, in, CS_GRP_JUMP) || x->op_count < 1 ||
-		    x->operands[0].type != X86_OP_IMM)
-			continue;
-		uint64_t t = (uint64_t)x->operands[0].imm;
-		if (t >= f->start && t < f->end)
-			continue;
-		int j;
-		for (j = 0; j < f->ntargets && f->targets[j] != t; j++)
-			;
-		if (j == f->ntargets && f->ntargets < MAX_TARGETS)
-			f->targets[f->ntargets++] = t;
-	}
-	if (in)
-		cs_free(in, 1);
-	free(buf);
-}
-
-/* Counts (up to 2) the paths of direct jumps from the entry FN_ADDR to a jump landing in
- * GOAL; PATH holds the functions on the way (loops are not followed), depth < 8. */
-static int count_paths(uint64_t fn_addr, const struct func *goal, uint64_t *path, int depth)
-{
-	struct func *f = func_at(fn_addr);
-	if (depth >= CST_MAX_TAIL_DEPTH || !f || f->start != fn_addr)
-		return 0;
-	for (int i = 0; i < depth; i++)
-		if (path[i] == fn_addr)
-			return 0;
-	path[depth] = fn_addr;
-	if (f->ntargets < 0)
-		decode_targets(f);
-	int n = 0;
-	for (int i = 0; i < f->ntargets && n < 2; i++) {
-		if (func_at(f->targets[i]) == goal)
-			n++;
-		else
-			n += count_paths(f->targets[i], goal, path, depth + 1);
-	}
-	return n < 2 ? n : 2;
-}
-
 /* ---- the shadow stack --------------------------------------------------------------- */
 
+/* A frame of the truth.  FN NULL: a frame of code outside the program's functions (the C
+ * library, a linkage stub, the signal trampoline), whose calls are followed but whose
+ * frames are compared only as a run of at least one frame outside the program. */
 struct real_frame {
 	struct func *fn;
 	uint64_t entry_rsp;              /* rsp at the function's entry: points at the return address */
-	int nchain;                      /* functions that tail-jumped away, in the order run */
+	int nchain;                      /* functions of the program that tail-jumped away, in the order run */
 	struct func *chain[MAX_CHAIN];
-};
-
-struct expect {
-	struct func *fn;
-	enum cst_marker marker;
 };
 
 static struct real_frame stack[MAX_DEPTH];
 static int depth;
 
-/* The expected frames, innermost first, for the registers RBP; returns the count. */
-static int expected_frames(uint64_t rbp, struct expect *out)
+/* ---- comparing one walk with the truth -------------------------------------------- */
+
+struct score {
+	long lost_true;      /* lost tail calls in the truth (every one, however it was called) */
+	long lost_found;     /* inserted lost-tail-call frames that are true */
+	long lost_wrong;     /* inserted lost-tail-call frames that are not */
+	bool real_ok;        /* every real frame and marker as the truth has them, and the walk
+			      * ends at the thread's outermost frame past main */
+	char why[160];
+};
+
+/* The walk's frames, read one ahead. */
+struct walk {
+	struct cst_unwind *u;
+	struct cst_frame fr[MAX_EXPECTED];
+	int n, pos, rc;              /* frames read, the next to look at, the cursor's last result */
+};
+
+static const struct cst_frame *peek(struct walk *w)
 {
-	int n = 0;
-	for (int i = depth - 1; i >= 0; i--) {
-		const struct real_frame *r = &stack[i];
-		enum cst_marker m = CST_MARK_NONE;
-		if (i == depth - 2 && rbp != stack[depth - 1].entry_rsp - 8)
-			m = CST_MARK_RECOVERED_CALLER;
-		out[n++] = (struct expect){ r->fn, i == depth - 1 ? CST_MARK_NONE : m };
-		if (r->nchain == 0)
-			continue;
-		uint64_t path[CST_MAX_TAIL_DEPTH];
-		if (count_paths(r->chain[0]->start, r->fn, path, 0) == 1) {
-			for (int j = r->nchain - 1; j >= 0; j--)
-				out[n++] = (struct expect){ r->chain[j], CST_MARK_LOST_TAIL_CALL };
+	if (w->pos < w->n)
+		return &w->fr[w->pos];
+	if (w->n == MAX_EXPECTED || w->rc <= 0 || (w->rc = cst_unwind_next(w->u, &w->fr[w->n])) <= 0)
+		return NULL;
+	return &w->fr[w->n++];
+}
+
+static bool in_program(uint64_t pc) { return func_at(pc) != NULL; }
+
+static bool lost(const struct cst_frame *f) { return f && f->marker == CST_MARK_LOST_TAIL_CALL; }
+
+/* Consumes the lost-tail-call frames after real frame R and scores them against R's chain:
+ * in the truth's order (innermost first), a frame is right when it is the next function of
+ * the chain or a later one (a path cut short inserts the called function only). */
+static void score_chain(struct walk *w, const struct real_frame *r, struct score *sc)
+{
+	int j = r->nchain - 1;
+	sc->lost_true += r->nchain;
+	const struct cst_frame *f;
+	while ((f = peek(w)) && lost(f)) {
+		w->pos++;
+		int k = j;
+		while (k >= 0 && (f->lookup_pc < r->chain[k]->start || f->lookup_pc >= r->chain[k]->end))
+			k--;
+		if (k >= 0) {
+			sc->lost_found++;
+			j = k - 1;
 		} else {
-			out[n++] = (struct expect){ r->chain[0], CST_MARK_LOST_TAIL_CALL };
+			sc->lost_wrong++;
+			if (!sc->why[0])
+				snprintf(sc->why, sizeof sc->why, "wrong lost tail call %s (0x%" PRIx64 ") above %s",
+					 name_at(f->lookup_pc), f->lookup_pc, r->fn ? r->fn->name : "??");
 		}
 	}
-	return n;
+}
+
+/* Compares the walk of U with the truth for the registers RBP. */
+static void compare(struct cst_unwind *u, struct walk *w, uint64_t rbp, struct score *sc)
+{
+	w->u = u;
+	w->n = w->pos = 0;
+	w->rc = 1;
+	memset(sc, 0, sizeof *sc);
+	sc->real_ok = true;
+	for (int i = depth - 1; i >= 0; i--) {
+		const struct real_frame *r = &stack[i];
+		const struct cst_frame *f = peek(w);
+		if (!r->fn) {
+			if (i < depth - 1 && !stack[i + 1].fn)
+				continue;               /* one run of frames outside the program */
+			if (!f || in_program(f->lookup_pc)) {
+				sc->real_ok = false;
+				snprintf(sc->why, sizeof sc->why, "frame %d: no frame outside the program", w->pos);
+				return;
+			}
+			while ((f = peek(w)) && !in_program(f->lookup_pc))
+				w->pos++;
+			continue;
+		}
+		enum cst_marker m = CST_MARK_NONE;
+		bool check_marker = true;
+		if (i < depth - 1 && !stack[i + 1].fn)
+			check_marker = false;       /* its callee is not the program's: not decided here */
+		else if (i == depth - 2 && rbp != stack[depth - 1].entry_rsp - 8)
+			m = CST_MARK_RECOVERED_CALLER;
+		if (!f || lost(f) || f->lookup_pc < r->fn->start || f->lookup_pc >= r->fn->end ||
+		    (check_marker && f->marker != m)) {
+			sc->real_ok = false;
+			snprintf(sc->why, sizeof sc->why, "frame %d: expected %s%s", w->pos, r->fn->name,
+				 m == CST_MARK_RECOVERED_CALLER ? " [recovered caller]" : "");
+			return;
+		}
+		w->pos++;
+		score_chain(w, r, sc);
+	}
+	/* past main: main's callers in libc, down to the outermost frame */
+	int past = 0;
+	while (peek(w)) {
+		w->pos++;
+		past++;
+	}
+	if (w->rc != 0 || past == 0) {
+		sc->real_ok = false;
+		snprintf(sc->why, sizeof sc->why, "then %d frames past main, walk ended: %s", past,
+			 cst_unwind_stop_reason(u));
+	}
+}
+
+static void print_truth(void)
+{
+	for (int i = depth - 1; i >= 0; i--) {
+		fprintf(stderr, "%s%s", i < depth - 1 ? " < " : "", stack[i].fn ? stack[i].fn->name : "(outside)");
+		for (int j = stack[i].nchain - 1; j >= 0; j--)
+			fprintf(stderr, " < %s[lost]", stack[i].chain[j]->name);
+	}
+}
+
+static void print_walk(const struct walk *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		const struct cst_frame *f = &w->fr[i];
+		const char *m = cst_marker_name(f->marker);
+		fprintf(stderr, "%s%s%s%s%s(%s 0x%" PRIx64 "%s%s)", i ? " < " : "",
+			name_at(f->lookup_pc), m ? "[" : "",
+			m ? (f->marker == CST_MARK_LOST_TAIL_CALL ? "lost" : "recovered") : "",
+			m ? "]" : "", cst_found_by_token(f->found_by), f->lookup_pc,
+			f->note[0] ? ": " : "", f->note);
+	}
 }
 
 /* ---- the child ---------------------------------------------------------------------- */
@@ -304,12 +352,36 @@ static uint64_t load_base(pid_t pid)
 	return base;
 }
 
-static void print_expected(const struct expect *e, int n)
+/* N of M as a percentage in BUF (16 bytes): "100" only when N == M (also for 0 of 0). */
+static const char *percent(long n, long m, char *buf)
 {
-	for (int i = 0; i < n; i++)
-		fprintf(stderr, "%s%s%s", i ? " < " : "", e[i].fn->name,
-			e[i].marker == CST_MARK_LOST_TAIL_CALL ? "[lost]" :
-			e[i].marker == CST_MARK_RECOVERED_CALLER ? "[recovered]" : "");
+	if (n >= m)
+		return strcpy(buf, "100");
+	double p = 100.0 * (double)n / (double)m;
+	snprintf(buf, 16, "%.1f", p > 99.9 ? 99.9 : p);
+	return buf;
+}
+
+/* Single-steps the child.  A signal it gets on the way is delivered (the kernel then stops
+ * it at the handler's first instruction): *SIGNALLED is set.  Returns 0, or -1. */
+static int single_step(pid_t pid, bool *signalled)
+{
+	int sig = 0;
+	*signalled = false;
+	for (int i = 0; i < 4; i++) {
+		int st;
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, (void *)(long)sig) < 0 || waitpid(pid, &st, 0) < 0)
+			return -1;
+		if (!WIFSTOPPED(st)) {
+			fprintf(stderr, "sweep: step: child ended (status 0x%x)\n", st);
+			return -1;
+		}
+		if (WSTOPSIG(st) == SIGTRAP)
+			return 0;
+		sig = WSTOPSIG(st);
+		*signalled = true;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -393,75 +465,45 @@ int main(int argc, char **argv)
 
 	stack[0] = (struct real_frame){ .fn = mainf, .entry_rsp = ur.rsp };
 	depth = 1;
-	long total = 0, exact = 0, n_frames = 0, n_lost = 0, n_recovered = 0;
+	long total = 0, exact = 0, lost_true = 0, lost_found = 0, lost_wrong = 0;
 	int reports = 0, rc = 0, max_reports = MAX_REPORTS;
 	if (getenv("SWEEP_MAX_REPORTS"))
 		max_reports = atoi(getenv("SWEEP_MAX_REPORTS"));
-	static struct expect exp[MAX_EXPECTED];
+	bool show_misses = getenv("SWEEP_MISSES") != NULL;
+	static struct walk w;
 	cs_insn *in = cs_malloc(cs);
 	for (long step = 0; step < MAX_STEPS && depth > 0; step++) {
 		ptrace(PTRACE_GETREGS, pid, NULL, &ur);
 		struct func *top = func_at(ur.rip);
 		if (top != stack[depth - 1].fn) {
 			fprintf(stderr, "sweep: truth lost at pc 0x%llx (%s), expected in %s\n",
-				ur.rip, name_at(ur.rip), stack[depth - 1].fn->name);
+				ur.rip, name_at(ur.rip), stack[depth - 1].fn ? stack[depth - 1].fn->name : "(outside)");
 			rc = 2;
 			break;
 		}
 
-		/* compare */
-		int nexp = expected_frames(ur.rbp, exp);
-		for (int i = 0; i < nexp; i++) {
-			n_lost += exp[i].marker == CST_MARK_LOST_TAIL_CALL;
-			n_recovered += exp[i].marker == CST_MARK_RECOVERED_CALLER;
-		}
-		n_frames += nexp;
-		struct cst_regs regs;
-		struct cst_unwind u;
-		static struct cst_frame fr[MAX_EXPECTED];   /* ~1 KiB each: not on the stack */
-		int nact = 0;
-		bool ok = cst_live_getregs(&cst_arch_x86_64, pid, &regs) == 0 && cst_unwind_start(&u, &env, &regs) == 0;
-		for (int i = 0; ok && i < nexp; i++) {
-			if (cst_unwind_next(&u, &fr[nact]) <= 0) {
-				ok = false;
-				break;
+		/* compare, at the program's own instructions */
+		if (top) {
+			struct cst_regs regs;
+			struct cst_unwind u;
+			struct score sc = { .real_ok = false };
+			if (cst_live_getregs(&cst_arch_x86_64, pid, &regs) == 0 && cst_unwind_start(&u, &env, &regs) == 0)
+				compare(&u, &w, ur.rbp, &sc);
+			total++;
+			exact += sc.real_ok;
+			lost_true += sc.lost_true;
+			lost_found += sc.lost_found;
+			lost_wrong += sc.lost_wrong;
+			bool miss = show_misses && sc.lost_found < sc.lost_true;
+			if ((!sc.real_ok || sc.lost_wrong || miss) && reports++ < max_reports) {
+				fprintf(stderr, "sweep %s: %s at pc 0x%llx (%s+0x%llx): %s\n  truth:  ", build,
+					!sc.real_ok ? "mismatch" : sc.lost_wrong ? "wrong lost tail call" : "missed lost tail call",
+					ur.rip, top->name, ur.rip - top->start, sc.why);
+				print_truth();
+				fprintf(stderr, "\n  walk:   ");
+				print_walk(&w);
+				fprintf(stderr, "\n");
 			}
-			const struct cst_frame *f = &fr[nact++];
-			if (f->lookup_pc < exp[i].fn->start || f->lookup_pc >= exp[i].fn->end ||
-			    f->marker != exp[i].marker)
-				ok = false;
-		}
-		/* past main: main's callers in libc, down to the outermost frame */
-		int past_main = 0, end_rc = 0;
-		if (ok) {
-			static struct cst_frame rest;
-			while ((end_rc = cst_unwind_next(&u, &rest)) > 0 && past_main < MAX_EXPECTED)
-				past_main++;
-			if (end_rc != 0 || past_main == 0)
-				ok = false;
-		}
-		total++;
-		if (ok) {
-			exact++;
-		} else if (reports++ < max_reports) {
-			fprintf(stderr, "sweep %s: mismatch at pc 0x%llx (%s+0x%llx)\n  expected: ", build,
-				ur.rip, top->name, ur.rip - top->start);
-			print_expected(exp, nexp);
-			fprintf(stderr, "\n  actual:   ");
-			for (int i = 0; i < nact; i++) {
-				const char *m = cst_marker_name(fr[i].marker);
-				fprintf(stderr, "%s%s%s%s%s(%s 0x%" PRIx64 "%s%s)", i ? " < " : "",
-					name_at(fr[i].lookup_pc), m ? "[" : "",
-					m ? (fr[i].marker == CST_MARK_LOST_TAIL_CALL ? "lost" : "recovered") : "",
-					m ? "]" : "", cst_found_by_token(fr[i].found_by), fr[i].lookup_pc,
-					fr[i].note[0] ? ": " : "", fr[i].note);
-			}
-			if (nact < nexp)
-				fprintf(stderr, "%s(walk ended: %s)", nact ? " " : "", cst_unwind_stop_reason(&u));
-			else if (end_rc != 0 || past_main == 0)
-				fprintf(stderr, " (then %d frames past main, walk ended: %s)", past_main,
-					cst_unwind_stop_reason(&u));
-			fprintf(stderr, "\n");
 		}
 
 		/* step, then update the truth */
@@ -469,41 +511,67 @@ int main(int argc, char **argv)
 		const uint8_t *p = code;
 		size_t left = sizeof code;
 		uint64_t addr = ur.rip;
+		bool signalled;
 		if (read_mem(ur.rip, code, sizeof code) < 0 || !cs_disasm_iter(cs, &p, &left, &addr, in)) {
 			fprintf(stderr, "sweep: cannot decode at 0x%llx\n", ur.rip);
 			rc = 2;
 			break;
 		}
-		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0 || wait_trap(pid, "step") < 0) {
+		if (single_step(pid, &signalled) < 0) {
 			rc = 2;
 			break;
 		}
 		struct user_regs_struct after;
 		ptrace(PTRACE_GETREGS, pid, NULL, &after);
+		if (depth + 2 > MAX_DEPTH) {
+			fprintf(stderr, "sweep: stack deeper than %d frames at 0x%llx\n", MAX_DEPTH, ur.rip);
+			rc = 2;
+			break;
+		}
 		struct real_frame *t = &stack[depth - 1];
+		struct func *dest = func_at(after.rip);
+		if (signalled) {
+			/* at the handler's entry: the kernel's signal frame (its trampoline's return
+			 * address at rsp; rt_sigreturn pops it), then the handler's */
+			stack[depth++] = (struct real_frame){ .fn = NULL, .entry_rsp = after.rsp + 8 };
+			stack[depth++] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp };
+			continue;
+		}
 		if (in->id == X86_INS_CALL) {
-			struct func *callee = func_at(after.rip);
-			if (!callee || depth == MAX_DEPTH) {
-				fprintf(stderr, "sweep: call at 0x%llx to 0x%llx leaves the program's functions\n",
-					ur.rip, after.rip);
-				rc = 2;
-				break;
-			}
-			stack[depth++] = (struct real_frame){ .fn = callee, .entry_rsp = after.rsp };
-		} else if (in->id == X86_INS_RET) {
-			depth--;
-		} else if (cs_insn_group(cs, in, CS_GRP_JUMP)) {
-			struct func *dest = func_at(after.rip);
-			if (dest && dest != t->fn && dest->start == after.rip) {
-				if (t->nchain == MAX_CHAIN) {
-					fprintf(stderr, "sweep: tail-call chain too long at 0x%llx\n", ur.rip);
-					rc = 2;
-					break;
+			stack[depth++] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp };
+		} else if (in->id != X86_INS_RET && cs_insn_group(cs, in, CS_GRP_JUMP)) {
+			if (t->fn && dest != t->fn) {
+				if (dest && dest->start == after.rip) {
+					/* a tail call within the program */
+					if (t->nchain == MAX_CHAIN) {
+						fprintf(stderr, "sweep: tail-call chain too long at 0x%llx\n", ur.rip);
+						rc = 2;
+						break;
+					}
+					t->chain[t->nchain++] = t->fn;
+					t->fn = dest;
+				} else if (!dest) {
+					t->fn = NULL;           /* a tail call out of the program */
+					t->nchain = 0;
 				}
-				t->chain[t->nchain++] = t->fn;
-				t->fn = dest;
+			} else if (!t->fn && dest) {
+				if (dest->start == after.rip) {
+					t->fn = dest;           /* a jump from outside to a function's entry */
+				} else {
+					/* back into a frame of the program (longjmp) */
+					while (depth > 1 && !stack[depth - 1].fn)
+						depth--;
+				}
 			}
 		}
+		/* frames whose return address is above the stack pointer are gone (ret, longjmp,
+		 * rt_sigreturn) */
+		while (depth > 0 && stack[depth - 1].entry_rsp < after.rsp)
+			depth--;
+		/* a frame of the program left without a return (longjmp's code restores rsp, then
+		 * jumps): the code outside runs in a frame of its own until it comes back */
+		if (depth > 0 && stack[depth - 1].fn && !dest)
+			stack[depth++] = (struct real_frame){ .fn = NULL, .entry_rsp = after.rsp };
 	}
 	if (in)
 		cs_free(in, 1);
@@ -520,15 +588,15 @@ int main(int argc, char **argv)
 	waitpid(pid, NULL, 0);
 	cs_close(&cs);
 
-	char pct[16] = "100";
-	if (exact < total) {
-		double p = total ? 100.0 * (double)exact / (double)total : 0.0;
-		snprintf(pct, sizeof pct, "%.2f", p > 99.99 ? 99.99 : p);   /* a miss never shows 100 */
-	}
-	fprintf(stderr, "sweep %s: %ld frames compared, %ld expected lost tail calls, %ld expected "
-		"recovered callers\n", build, n_frames, n_lost, n_recovered);
-	printf("sweep %s: %ld/%ld instructions exact (%s%%)\n", build, exact, total, pct);
+	char pct[16], rpct[16], ppct[16];
+	long inserted = lost_found + lost_wrong;
+	fprintf(stderr, "sweep %s: %ld instructions compared, %ld true lost tail calls, %ld found, "
+		"%ld wrong\n", build, total, lost_true, lost_found, lost_wrong);
+	printf("sweep %s: %ld/%ld instructions exact (%s%%); lost tail calls: recall %ld/%ld (%s%%), "
+	       "precision %ld/%ld (%s%%)\n", build, exact, total, percent(exact, total, pct),
+	       lost_found, lost_true, percent(lost_found, lost_true, rpct), lost_found, inserted,
+	       percent(lost_found, inserted, ppct));
 	if (rc)
 		return rc;
-	return exact == total && total > 0 ? 0 : 1;
+	return exact == total && total > 0 && lost_wrong == 0 ? 0 : 1;
 }

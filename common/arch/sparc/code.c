@@ -468,6 +468,8 @@ int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint6
 	struct sinsn x;
 	classify((uint32_t)w, ra - 8, true, addr_mask(u), &x);
 	site->addr = ra - 8;
+	site->reg = -1;
+	site->slot = 0;
 	if (x.kind == K_CALL) {
 		site->direct = true;
 		site->target = x.target;
@@ -503,8 +505,10 @@ int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint
 		int j;
 		for (j = 0; j < n && targets[j] != x->target; j++)
 			;
-		if (j < n)
+		if (j < n) {
+			jumps[j] = fn->start;      /* several jumps lead there */
 			continue;
+		}
 		targets[n] = x->target;
 		jumps[n] = x->addr;
 		n++;

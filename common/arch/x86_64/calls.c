@@ -21,6 +21,8 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 			site->addr = x->addr;
 			site->direct = x->kind == K_CALL;
 			site->target = x->target;
+			site->reg = x->kind == K_CALL_IND && x->call_reg ? x->call_reg : -1;
+			site->slot = x->kind == K_CALL_IND ? x->target : 0;
 			return 0;
 		}
 		if (k && ra <= k->end)
@@ -32,6 +34,8 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 		return -CST_E_DECODE;
 	site->addr = ra - 5;
 	site->direct = true;
+	site->reg = -1;
+	site->slot = 0;
 	site->target = ra + (uint64_t)(int64_t)cst_le32s(b + 1);
 	return 0;
 }
@@ -50,14 +54,62 @@ int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uin
 			int j;
 			for (j = 0; j < n && targets[j] != x->target; j++)
 				;
-			if (j < n)
+			if (j < n) {
+				jumps[j] = fn->start;      /* several jumps lead there */
 				continue;
+			}
 			targets[n] = x->target;
 			jumps[n] = x->addr;
 			n++;
 		}
 	}
 	return n;
+}
+
+/* Linear decoding, CHUNK bytes read at a time; an instruction cut at a chunk's end is
+ * decoded again from the next chunk.  Bytes that decode to nothing are skipped one by one
+ * (padding, data in code): linear decoding of gcc's code falls back in step within a few
+ * instructions. */
+int cst_x86_64_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			      void (*add)(void *arg, uint64_t v), void *arg)
+{
+	enum { CHUNK = 65536, MAX_INSN = 15 };      /* Intel SDM vol. 2, 2.3.11: 15 bytes at most */
+	struct cache *c = cst_x86_64_cache(u);
+	uint8_t *buf = malloc(CHUNK);
+	cs_insn *in = c && c->cst_ok ? cs_malloc(c->cs) : NULL;
+	int rc = 0;
+	for (uint64_t a = lo; in && buf && a < hi;) {
+		size_t len = hi - a < CHUNK ? (size_t)(hi - a) : CHUNK;
+		if (cst_target_read(u->env->target, a, buf, len) < 0) {
+			rc = -CST_E_MEMORY;
+			break;
+		}
+		const uint8_t *p = buf;
+		size_t left = len;
+		uint64_t addr = a;
+		while (left > 0 && (left >= MAX_INSN || a + len == hi)) {
+			if (!cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
+				p++, left--, addr++;
+				continue;
+			}
+			const cs_x86 *d = &in->detail->x86;
+			bool branch = cs_insn_group(c->cs, in, CS_GRP_JUMP) || cs_insn_group(c->cs, in, CS_GRP_CALL);
+			for (int i = 0; i < d->op_count && !branch; i++) {
+				const cs_x86_op *o = &d->operands[i];
+				if (o->type == X86_OP_IMM)
+					add(arg, (uint64_t)o->imm);
+				else if (o->type == X86_OP_MEM && o->mem.base == X86_REG_RIP && in->id == X86_INS_LEA)
+					add(arg, in->address + in->size + (uint64_t)o->mem.disp);
+			}
+		}
+		a = addr;
+	}
+	if (!in || !buf)
+		rc = rc ? rc : -CST_E_NOMEM;
+	if (in)
+		cs_free(in, 1);
+	free(buf);
+	return rc;
 }
 
 /* A PLT entry: [endbr64;] [bnd] jmp *slot(%rip).  The slot holds the resolved address. */

@@ -124,6 +124,21 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 			x->target = (uint64_t)o0->imm;
 		} else {
 			x->kind = K_CALL_IND;
+			x->call_reg = 0;
+			/* call *disp(%rip): the address of the slot it reads */
+			if (o0 && o0->type == X86_OP_MEM && o0->mem.base == X86_REG_RIP &&
+			    o0->mem.index == X86_REG_INVALID)
+				x->target = in->address + in->size + (uint64_t)o0->mem.disp;
+			if (o0 && o0->type == X86_OP_REG)
+				switch (o0->reg) {         /* DWARF numbers: psABI 3.6.2, table 3.36 */
+				case X86_REG_RBX: x->call_reg = 3; break;
+				case X86_REG_RBP: x->call_reg = 6; break;
+				case X86_REG_R12: x->call_reg = 12; break;
+				case X86_REG_R13: x->call_reg = 13; break;
+				case X86_REG_R14: x->call_reg = 14; break;
+				case X86_REG_R15: x->call_reg = 15; break;
+				default: break;
+				}
 		}
 		return;
 	case X86_INS_JMP:

@@ -111,6 +111,8 @@ const struct cst_arch cst_arch_x86_64 = {
 	.pc_reg = RIP,
 	.sp_reg = RSP,
 	.fp_reg = RBP,
+	/* rbx, rbp, r12-r15: x86-64 psABI 3.2.1, figure 3.4 (DWARF numbers, figure 3.36) */
+	.preserved_regs = 1u << 3 | 1u << 6 | 1u << 12 | 1u << 13 | 1u << 14 | 1u << 15,
 	.nregs = NREGS,
 	.reg_names = reg_names,
 	.gdb_regs = gdb_regs,
@@ -127,6 +129,7 @@ const struct cst_arch cst_arch_x86_64 = {
 	.analyse = cst_x86_64_analyse,
 	.call_before = cst_x86_64_call_before,
 	.tail_targets = cst_x86_64_tail_targets,
+	.code_addresses = cst_x86_64_code_addresses,
 	.resolve_stub = cst_x86_64_resolve_stub,
 	.guess_func = cst_x86_64_guess_func,
 	.signal_frame = cst_x86_64_signal_frame,

@@ -30,8 +30,11 @@ enum kind {
 struct xinsn {
 	uint64_t addr;
 	int64_t imm;            /* stack adjustment or displacement */
-	uint64_t target;        /* direct branch target */
+	uint64_t target;        /* direct branch target; for an indirect jump or call through
+				 * disp(%rip), the address of the slot it reads */
 	uint8_t size, kind;
+	uint8_t call_reg;       /* K_CALL_IND through a register the callee preserves (x86-64
+				 * psABI 3.2.1: rbx, rbp, r12-r15): its DWARF number; else 0 */
 };
 
 #define H_UNKNOWN INT32_MIN
@@ -88,6 +91,8 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x);
 int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc, struct cst_row *row);
 int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
 			   struct cst_call_site *site);
+int cst_x86_64_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			      void (*add)(void *arg, uint64_t v), void *arg);
 int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
 int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
