@@ -15,11 +15,14 @@ the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
 The table gives medians; the targets are checked from them at the end.  Exit status 0 when
 every core's frames matched, 1 otherwise.
 """
-import argparse, json, os, platform, resource, signal, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, platform, re, resource, signal, statistics, subprocess, sys, tempfile, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MKCORE = os.path.join(HERE, "..", "tests", "lib", "mkcore.py")
 GDB_PCS = os.path.join(HERE, "gdb_pcs.py")
+
+# frames of the deep-stack core's thread: bench/deep.c's levels
+DEEP = 100000
 
 # name, worker threads (the main thread comes on top), build
 CORES = [(t, n, b) for t, n in (("1", 0), ("1001", 1000), ("10001", 10000)) for b in ("fp", "cfi")]
@@ -62,10 +65,10 @@ def run(argv, bound=None):
     return wall, int(rss), float(user) + float(system)
 
 
-def corestack_frames(cs, core):
+def corestack_frames(cs, core, extra=()):
     """{tid: [pc, ...]} of the frames corestack's walk found (inlined functions and lost
     tail calls left out), and the frame counts per thread (every frame printed)."""
-    out = subprocess.run([cs, "--json", core], capture_output=True, text=True).stdout
+    out = subprocess.run([cs, "--json", *extra, core], capture_output=True, text=True).stdout
     doc = json.loads(out)
     walk, counts = {}, []
     for t in doc["threads"]:
@@ -84,6 +87,26 @@ def gdb_frames(prog, core):
             cur = frames.setdefault(int(line[2:]), [])
         elif line.startswith("0x") and cur is not None:
             cur.append(int(line, 16))
+    return frames
+
+
+FRAME_PC = re.compile(r"^#\d+\s+0x([0-9a-f]+) ")
+THREAD = re.compile(r"^Thread \d+ .*\(LWP (\d+)\)\)?:$")
+
+
+def fpbt_frames(out):
+    """{tid: [pc, ...]} of `thread apply all fpbt` output: the frames printed with a pc (a
+    function inlined into another is printed without one), lost tail calls left out as in
+    corestack_frames."""
+    frames, cur = {}, None
+    for line in out.splitlines():
+        m = THREAD.match(line)
+        if m:
+            cur = frames.setdefault(int(m.group(1)), [])
+            continue
+        m = FRAME_PC.match(line)
+        if m and cur is not None and "[lost tail call]" not in line:
+            cur.append(int(m.group(1), 16))
     return frames
 
 
@@ -121,6 +144,109 @@ def ratio(a, b):
     return "-" if a is None or b is None or b == 0 else ("%.1f" % (a / b) if a / b < 100 else "%.0f" % (a / b))
 
 
+def medians(tools, runs):
+    """Runs each of TOOLS ({key: argv}) once per round for RUNS rounds; {key: median wall
+    seconds}, {key: median CPU seconds}."""
+    times = {k: [] for k in tools}
+    cpus = {k: [] for k in tools}
+    for _ in range(runs):
+        for k, argv in tools.items():
+            wall, _, cpu = run(argv)
+            times[k].append(wall)
+            cpus[k].append(cpu)
+    return ({k: statistics.median(v) for k, v in times.items()},
+            {k: statistics.median(v) for k, v in cpus.items()})
+
+
+def gdb_case(a, only, rows):
+    """`thread apply all fpbt` (the plugin) against gdb's own `thread apply all bt` (gdb
+    alone, no plugin loaded) on the 57- and 1,001-thread fp cores; fpbt's frames must be
+    gdb's first.  Returns the targets."""
+    targets = []
+    for threads in ("57", "1001"):
+        name = "fpbt-t%s-fp" % threads
+        if only and name not in only:
+            continue
+        prog, core = make_core(a.progs, threads, "fp")
+        fpbt = ["gdb", "-nx", "-batch", "-x", a.gdb_script, "-ex", "set print frame-arguments none",
+                "-ex", "thread apply all fpbt", prog, core]
+        out = subprocess.run(fpbt, capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+        diff = compare(fpbt_frames(out), gdb_frames(prog, core))
+        if diff:
+            print("%s: fpbt and gdb disagree: %s" % (name, diff))
+            rows.append(None)
+            continue
+        med, cpu = medians({
+            "fpbt": fpbt,
+            "bt": ["gdb", "-nx", "-batch", "-ex", "set print frame-arguments none",
+                   "-ex", "thread apply all bt", prog, core],
+        }, a.runs)
+        r = med["fpbt"] / med["bt"]
+        rows.append("| %s | thread apply all fpbt / bt | %s / %s | %s / %s | %.2f |" % (
+            name, fmt_t(med["fpbt"]), fmt_t(med["bt"]), fmt_t(cpu["fpbt"]), fmt_t(cpu["bt"]), r))
+        print("%s: matched gdb; fpbt %s, gdb's bt %s" % (name, fmt_t(med["fpbt"]), fmt_t(med["bt"])), flush=True)
+        targets.append(("%s: within 1.5x of gdb's bt" % name, r <= 1.5, "%.2fx" % r))
+    return targets
+
+
+def checked_core(a, name, prog, core, args, rows):
+    """Makes CORE of PROG ARGS (when older than PROG) and checks that corestack -n 0 finds
+    gdb's frames.  Returns the frame counts per thread, or None (a None row added) when
+    they differ."""
+    if not os.path.exists(core) or os.path.getmtime(core) < os.path.getmtime(prog):
+        subprocess.run([sys.executable, MKCORE, "crash", core, prog] + args, check=True)
+    cs, counts = corestack_frames(a.corestack, core, ["-n", "0"])
+    diff = compare(cs, gdb_frames(prog, core))
+    if diff:
+        print("%s: corestack and gdb disagree: %s" % (name, diff))
+        rows.append(None)
+        return None
+    return counts
+
+
+def modules_case(a, only, rows):
+    """A core of bench/manymods.py's program (one frame in each of its shared libraries):
+    corestack against eu-stack, frames checked against gdb.  Returns the targets."""
+    if only and "modules" not in only:
+        return []
+    prog = os.path.join(a.progs, "manymods", "manymods")
+    core = os.path.join(a.progs, "manymods.core")
+    counts = checked_core(a, "modules", prog, core, [], rows)
+    if counts is None:
+        return []
+    med, cpu = medians({
+        "cs": [a.corestack, "-n", "0", core],
+        "eu": ["eu-stack", "-n", "0", "--core=" + core, "--executable=" + prog],
+    }, a.runs)
+    nmods = sum(1 for f in os.listdir(os.path.dirname(prog)) if f.endswith(".so"))
+    r = med["cs"] / med["eu"]
+    rows.append("| modules (%d libraries, %d frames) | corestack / eu-stack | %s / %s | %s / %s | %.2f |" % (
+        nmods, counts[0], fmt_t(med["cs"]), fmt_t(med["eu"]), fmt_t(cpu["cs"]), fmt_t(cpu["eu"]), r))
+    print("modules: matched gdb; corestack %s, eu-stack %s" % (fmt_t(med["cs"]), fmt_t(med["eu"])), flush=True)
+    return [("modules: %d libraries as fast as eu-stack or faster" % nmods, r <= 1.0, "%.2fx" % r)]
+
+
+def deep_case(a, only, rows):
+    """A core of bench/deep.c with DEEP frames on its one thread: corestack against gdb's
+    bt, frames checked against gdb.  Returns the targets."""
+    if only and "deep" not in only:
+        return []
+    prog = os.path.join(a.progs, "deep-fp")
+    core = os.path.join(a.progs, "deep.core")
+    counts = checked_core(a, "deep", prog, core, [str(DEEP)], rows)
+    if counts is None:
+        return []
+    med, cpu = medians({
+        "cs": [a.corestack, "-n", "0", core],
+        "gdb": ["gdb", "-nx", "-batch", "-ex", "set print frame-arguments none", "-ex", "bt", prog, core],
+    }, a.runs)
+    r = med["gdb"] / med["cs"]
+    rows.append("| deep (%d frames) | corestack / gdb bt | %s / %s | %s / %s | 1/%.0f |" % (
+        counts[0], fmt_t(med["cs"]), fmt_t(med["gdb"]), fmt_t(cpu["cs"]), fmt_t(cpu["gdb"]), r))
+    print("deep: matched gdb; corestack %s, gdb %s" % (fmt_t(med["cs"]), fmt_t(med["gdb"])), flush=True)
+    return [("deep: %d frames at least 20x faster than gdb" % counts[0], r >= 20, "%.0fx" % r)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corestack", required=True)
@@ -128,6 +254,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--eu-bound", type=float, default=60.0)
     ap.add_argument("--only", default="")
+    ap.add_argument("--gdb-script", required=True, help="the plugin's corestack.gdb")
     a = ap.parse_args()
     resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     only = set(a.only.split(",")) if a.only else None
@@ -245,6 +372,18 @@ def main():
             m = big["med"]
             targets.append(("t10001-%s --json: within 2x of cat" % b, m["csjson"] <= 2 * m["cat"],
                             "%.2fx" % (m["csjson"] / m["cat"])))
+    rows2 = []
+    targets += gdb_case(a, only, rows2) + modules_case(a, only, rows2) + deep_case(a, only, rows2)
+    if rows2:
+        print()
+        print("| case | compared | wall seconds | CPU seconds | ratio |")
+        print("| --- | --- | --- | --- | --- |")
+        for r in rows2:
+            if r is None:
+                ok = False
+            else:
+                print(r)
+        print()
     for what, met, how in targets:
         print("%-62s %s (%s)" % (what, "met" if met else "NOT MET", how))
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())

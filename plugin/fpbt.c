@@ -17,39 +17,64 @@ static const char idle_text[] =
 
 /* Writes TEXT into the directory as NAME through a temporary file and a rename, so gdb never
  * sources half a file. */
-static void write_script(const char *name, const char *text)
+static void write_file(const char *name, const char *text, size_t len)
 {
 	int fd = openat(CST_FPBT_FD, "tmp.gdb", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
 	}
-	/* echo: C escapes, and "\ " for a space (gdb manual, "Commands for Controlled Output") */
-	bool line_start = true;
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		if (line_start)
-			fputs("echo ", f);
-		line_start = false;
-		if (*p == '\n') {
-			fputs("\\n\n", f);
-			line_start = true;
-		} else if (*p == '\\') {
-			fputs("\\\\", f);
-		} else if (*p == ' ') {
-			fputs("\\ ", f);
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			fprintf(f, "\\%03o", *p);
-		} else {
-			fputc(*p, f);
-		}
-	}
-	if (!line_start)
-		fputs("\\n\n", f);
-	if (fclose(f) == 0)
+	if (close(fd) == 0 && done == len)
 		renameat(CST_FPBT_FD, "tmp.gdb", CST_FPBT_FD, name);
+}
+
+/* TEXT as the argument of gdb's `echo`: C escapes, "\n" for a line end, and "\ " for a
+ * space where gdb would drop it, first or last on the line (gdb manual, "Commands for
+ * Controlled Output"). */
+static void put_echo(FILE *f, const char *text)
+{
+	fputs("echo ", f);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == ' ' && (p == (const unsigned char *)text || !p[1]))
+			fputs("\\ ", f);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\%03o", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\n', f);
+}
+
+/* Writes NAME: COMMANDS (or, without them, an echo of TEXT) run while $_corestack_seq is SEQ,
+ * else the line that says the plugin was not asked. */
+static void write_script(const char *name, unsigned long seq, const char *commands, const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	fprintf(f, "if $_corestack_seq == %lu\n", seq);
+	if (commands)
+		fputs(commands, f);
+	else
+		put_echo(f, text);
+	fputs("else\n", f);
+	if (!commands)
+		put_echo(f, idle_text);
+	fputs("end\n", f);
+	if (fclose(f) == 0)
+		write_file(name, buf, len);
+	free(buf);
 }
 
 int cst_fpbt_open(void)
@@ -72,21 +97,26 @@ int cst_fpbt_open(void)
 	if (fd != CST_FPBT_FD)
 		close(fd);
 	is_open = true;
-	write_script("idle.gdb", idle_text);
-	write_script("out.gdb", idle_text);
+	write_script("out.gdb", 0, NULL, idle_text);
+	write_file("pre.gdb", "", 0);
 	return 0;
 }
 
-bool cst_fpbt_pending(void)
+unsigned long cst_fpbt_pending(void)
 {
-	struct stat st;
-	return is_open && fstatat(CST_FPBT_FD, "request", &st, 0) == 0;
+	char buf[64];
+	if (!is_open || cst_fpbt_read_file("request", buf, sizeof buf) < 0)
+		return 0;
+	unsigned long seq = strtoul(buf, NULL, 10);
+	return seq ? seq : 1;
 }
 
 static void parse(char *args, struct cst_fpbt_request *r)
 {
 	memset(r, 0, sizeof *r);
-	for (char *save, *w = strtok_r(args, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+	char *save, *w = strtok_r(args, " \t\n", &save);
+	r->seq = w ? strtoul(w, NULL, 10) : 0;
+	for (w = w ? strtok_r(NULL, " \t\n", &save) : NULL; w; w = strtok_r(NULL, " \t\n", &save)) {
 		char *end;
 		unsigned long n;
 		if (strcmp(w, "-v") == 0) {
@@ -114,31 +144,21 @@ int cst_fpbt_take(struct cst_fpbt_request *r)
 	unlinkat(CST_FPBT_FD, "request", 0);
 	buf[n > 0 ? n : 0] = 0;
 	parse(buf, r);
+	if (r->seq == 0)
+		return -1;
 	return 0;
 }
 
-void cst_fpbt_answer(const char *text)
+void cst_fpbt_answer(unsigned long seq, const char *text)
 {
 	if (is_open)
-		write_script("out.gdb", text);
+		write_script("out.gdb", seq, NULL, text);
 }
 
-void cst_fpbt_commands(const char *name, const char *commands)
+void cst_fpbt_commands(const char *name, unsigned long seq, const char *commands)
 {
-	if (!is_open)
-		return;
-	int fd = openat(CST_FPBT_FD, "tmp.gdb", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	size_t len = strlen(commands), done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, commands + done, len - done);
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	if (close(fd) == 0 && done == len)
-		renameat(CST_FPBT_FD, "tmp.gdb", CST_FPBT_FD, name);
+	if (is_open)
+		write_script(name, seq, commands, NULL);
 }
 
 int cst_fpbt_read_file(const char *name, char *buf, size_t size)
@@ -152,37 +172,36 @@ int cst_fpbt_read_file(const char *name, char *buf, size_t size)
 	close(fd);
 	if (n < 0)
 		return -1;
+	n = (ssize_t)strnlen(buf, (size_t)n);
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = 0;
 	return (int)n;
 }
 
-bool cst_fpbt_exists(const char *name)
+void cst_fpbt_stage(unsigned long seq, char *buf, size_t size)
 {
-	struct stat st;
-	return is_open && fstatat(CST_FPBT_FD, name, &st, 0) == 0;
+	char line[96], *end;
+	buf[0] = 0;
+	if (cst_fpbt_read_file("stage", line, sizeof line) < 0 || strtoul(line, &end, 10) != seq || *end != ' ')
+		return;
+	snprintf(buf, size, "%s", end + 1);
 }
 
-void cst_fpbt_set(const char *name, bool present)
+void cst_fpbt_set_stage(unsigned long seq, const char *step)
 {
-	if (!is_open)
-		return;
-	if (!present) {
-		unlinkat(CST_FPBT_FD, name, 0);
-		return;
-	}
-	int fd = openat(CST_FPBT_FD, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
+	char line[96];
+	int n = snprintf(line, sizeof line, "%lu %s", seq, step);
+	if (is_open && n > 0 && (size_t)n < sizeof line)
+		write_file("stage", line, (size_t)n);
 }
 
 void cst_fpbt_close(void)
 {
 	if (!is_open)
 		return;
-	static const char *const names[] = { "request", "out.gdb", "idle.gdb", "tmp.gdb", "pre.gdb",
-					     "program", "sysroot", "flushing", "flushed" };
+	static const char *const names[] = { "request", "out.gdb", "tmp.gdb", "pre.gdb", "flush.gdb",
+					     "stage", "program", "sysroot" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		unlinkat(CST_FPBT_FD, names[i], 0);
 	close(CST_FPBT_FD);

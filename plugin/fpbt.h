@@ -1,12 +1,18 @@
-/* The channel between the `fpbt` command of corestack.gdb and the plugin, without Python.
+/* The channel between the `fpbt` command of corestack.gdb and the plugin, without Python and
+ * without a process spawned.
  *
  * The plugin keeps a private directory (mode 0700) open at a fixed descriptor of gdb,
- * CST_FPBT_FD, so both sides can name it: gdb's shell children as /proc/$PPID/fd/N and gdb
- * itself as /proc/self/fd/N.  `fpbt ARGS` writes ARGS to `request`, makes gdb read frame 0
- * again (which calls the plugin's unwind with frame 0's registers and gdb's memory), and
- * sources `out.gdb`: `echo` commands the plugin wrote, so the text goes through gdb's own
- * output (pager, `thread apply`) in order.  `idle.gdb` holds the answer for a thread the
- * plugin was not asked about. */
+ * CST_FPBT_FD, so both sides can name it: gdb itself as /proc/self/fd/N (its shell children
+ * as /proc/$PPID/fd/N).  `fpbt ARGS` counts itself in the convenience variable
+ * $_corestack_seq and writes "SEQ ARGS" to `request` with gdb's `dump binary value` (a C
+ * string's value: it ends in a NUL).  It makes gdb read frame 0 again, which calls the
+ * plugin's unwind with frame 0's registers and gdb's memory, then sources `pre.gdb` and
+ * `out.gdb`.  The plugin answers in `out.gdb` with an `echo` command, so the text goes
+ * through gdb's own output (pager, `thread apply`, `pipe`) in order.  Every script the plugin
+ * writes runs only while $_corestack_seq is the request's SEQ: a script left from an earlier
+ * request prints that the plugin was not asked, and nothing has to be reset between
+ * requests.  On a remote target `pre.gdb` holds the commands that find the program and flush
+ * the register windows first (reader.c), their steps written to `stage` as "SEQ STEP". */
 #ifndef CST_GDB_FPBT_H
 #define CST_GDB_FPBT_H
 
@@ -18,6 +24,7 @@
 #endif
 
 struct cst_fpbt_request {
+	unsigned long seq;       /* the fpbt command's count, $_corestack_seq */
 	bool verbose;            /* -v */
 	bool counted;            /* N was given */
 	unsigned max_frames;     /* N: printed frames, as gdb's `bt N` (0 prints none) */
@@ -29,28 +36,31 @@ struct cst_fpbt_request {
  * available). */
 int cst_fpbt_open(void);
 
-/* True when an fpbt request waits for frame 0. */
-bool cst_fpbt_pending(void);
+/* The SEQ of the request that waits for frame 0, or 0 when none waits. */
+unsigned long cst_fpbt_pending(void);
 
 /* Reads and removes the waiting request into *R.  Returns 0, or -1 when there is none. */
 int cst_fpbt_take(struct cst_fpbt_request *r);
 
-/* Writes TEXT (lines ending in '\n') as the answer: a gdb script of `echo` commands. */
-void cst_fpbt_answer(const char *text);
+/* Writes TEXT (lines ending in '\n') as the answer to request SEQ: a gdb script of one
+ * `echo` command (gdb reads a sourced script one byte per read(2), so it is kept short). */
+void cst_fpbt_answer(unsigned long seq, const char *text);
 
-/* Writes COMMANDS, gdb commands as they are, as the script NAME in the directory. */
-void cst_fpbt_commands(const char *name, const char *commands);
+/* Writes COMMANDS, gdb commands as they are, as the script NAME in the directory, run only
+ * while request SEQ is answered. */
+void cst_fpbt_commands(const char *name, unsigned long seq, const char *commands);
 
 /* Reads the file NAME of the directory (what the fpbt command wrote there) into BUF of SIZE
- * bytes, trailing newlines and spaces removed.  Returns its length, or -1 when it is missing
- * or unreadable. */
+ * bytes, up to a NUL, trailing newlines and spaces removed.  Returns its length, or -1 when
+ * it is missing or unreadable. */
 int cst_fpbt_read_file(const char *name, char *buf, size_t size);
 
-/* True when the file NAME exists in the directory. */
-bool cst_fpbt_exists(const char *name);
+/* The step of request SEQ written to `stage` ("SEQ STEP"): STEP into BUF of SIZE bytes, or
+ * "" when `stage` names another request. */
+void cst_fpbt_stage(unsigned long seq, char *buf, size_t size);
 
-/* Creates (PRESENT) or removes the empty marker file NAME in the directory. */
-void cst_fpbt_set(const char *name, bool present);
+/* Writes "SEQ STEP" to `stage`. */
+void cst_fpbt_set_stage(unsigned long seq, const char *step);
 
 /* Removes the directory and frees the descriptor. */
 void cst_fpbt_close(void);

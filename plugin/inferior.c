@@ -197,9 +197,11 @@ int cst_inferior_update(struct cst_inferior *inf)
 	if (fo.npids + fo.ncores == 0) {
 		/* a remote target: the program the fpbt command found in `info inferiors` */
 		char program[4096];
-		if (cst_fpbt_read_file("program", program, sizeof program) > 0 && program[0] == '/')
-			return cst_remote_open(inf, program);
-		return cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "no process or core file found in gdb");
+		int rc = cst_fpbt_read_file("program", program, sizeof program) > 0 && program[0] == '/' ?
+			 cst_remote_open(inf, program) :
+			 cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "no process or core file found in gdb");
+		inf->no_local = true;
+		return rc;
 	}
 	if (fo.npids + fo.ncores > 1)
 		return cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "several processes or core files are open in gdb");

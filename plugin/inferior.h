@@ -4,7 +4,7 @@
  *     TracerPid in /proc/PID/status being gdb itself, else any process gdb traces;
  *   - a core file: an open regular file whose ELF header says ET_CORE;
  *   - else a remote target (a gdbstub such as qemu-user's): the program file that the fpbt
- *     command found in `info inferiors` (remote.h).
+ *     command found in `info inferiors` (remote.h, the `program` file of fpbt.h).
  * From it come the architecture (the executable's or the core's ELF header, read before any
  * register is touched), the modules for symbols (/proc/PID/maps or the core's NT_FILE), and
  * the threads' own registers, which tell frame 0 from a caller. */
@@ -35,6 +35,8 @@ struct cst_inferior {
 	                                its modules are read), the unwind environment, whose
 	                                target the reader sets per call */
 	char why[4400];               /* why the inferior is not usable, for fpbt */
+	bool no_local;               /* gdb has no process or core file open: a remote target,
+	                                usable once fpbt found its program */
 };
 
 /* Finds gdb's inferior again and reopens what changed (another process or core, new

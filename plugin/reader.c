@@ -97,11 +97,11 @@ static void fpbt_answer_walk(struct reader *r, const struct cst_fpbt_request *rq
 	}
 	bt_thread_free(&t);
 	if (fclose(out) == 0)
-		cst_fpbt_answer(text);
+		cst_fpbt_answer(rq->seq, text);
 	free(text);
 }
 
-static void fpbt_answer_error(const char *fmt, const char *arg)
+static void fpbt_answer_error(unsigned long seq, const char *fmt, const char *arg)
 {
 	char line[256];
 	int n = snprintf(line, sizeof line, fmt, arg);
@@ -109,7 +109,7 @@ static void fpbt_answer_error(const char *fmt, const char *arg)
 		line[n] = '\n';
 		line[n + 1] = 0;
 	}
-	cst_fpbt_answer(line);
+	cst_fpbt_answer(seq, line);
 }
 
 /* ---- claiming a frame --------------------------------------------------------------- */
@@ -182,17 +182,37 @@ static void fpbt_fail(bool request, const char *fmt, const char *arg)
 {
 	struct cst_fpbt_request rq;
 	if (request && cst_fpbt_take(&rq) == 0)
-		fpbt_answer_error(fmt, arg);
+		fpbt_answer_error(rq.seq, fmt, arg);
 }
 
-/* The windows of a remote SPARC target: qemu-user keeps the register windows of the callers
- * in its register file, not in their save areas on the stack, and gdb shows only the
- * current window.  Before an fpbt walk the selected thread runs one `flushw` (which spills
- * them, as the kernel does before a core dump or a signal): pre.gdb, sourced by the fpbt
- * command, points frame 0's pc and npc at a flushw of the program's modules, steps it with
- * the other threads stopped, restores pc and npc, marks the request `flushed` and asks for
- * frame 0 again.  Its own output is discarded. */
-static void write_flush_script(uint64_t flushw)
+/* A remote target: gdb tells the plugin neither the program nor the stop, so before the
+ * walk the fpbt command runs the plugin's commands in pre.gdb.  They write the program of
+ * `info inferiors` to `program` (the one process they spawn, on a remote target only) and
+ * the sysroot to `sysroot`, set `stage` to "located" and ask for frame 0 again, then
+ * source flush.gdb: on SPARC, the commands that flush the register windows.  qemu-user keeps
+ * the register windows of the callers in its register file, not in their save areas on the
+ * stack, and gdb shows only the current window; the selected thread runs one `flushw` (which
+ * spills them, as the kernel does before a core dump or a signal): frame 0's pc and npc
+ * point at a flushw of the program's modules, it is stepped with the other threads stopped,
+ * pc and npc are restored, `stage` becomes "flushed" and frame 0 is asked for again.  Their
+ * own output is discarded. */
+static void write_locate_script(unsigned long seq)
+{
+	char script[1024];
+	snprintf(script, sizeof script,
+		 "pipe info inferiors | sed -n '/^\\*/{s|^[^/]*||;s| *$||;p;q}' > /proc/$PPID/fd/%d/program\n"
+		 "dump binary value /proc/self/fd/%d/sysroot $_gdb_setting_str(\"sysroot\")\n"
+		 "with language c -- dump binary value /proc/self/fd/%d/stage \"%lu located\"\n"
+		 "maintenance flush register-cache\n"
+		 "frame apply level 0 -q -s echo\n"
+		 "source /proc/self/fd/%d/flush.gdb\n",
+		 CST_FPBT_FD, CST_FPBT_FD, CST_FPBT_FD, seq, CST_FPBT_FD);
+	cst_fpbt_commands("flush.gdb", seq, "");
+	cst_fpbt_set_stage(seq, "locating");
+	cst_fpbt_commands("pre.gdb", seq, script);
+}
+
+static void write_flush_script(unsigned long seq, uint64_t flushw)
 {
 	char script[2048];
 	snprintf(script, sizeof script,
@@ -208,24 +228,47 @@ static void write_flush_script(uint64_t flushw)
 		 "end\n"
 		 "set $pc = $_corestack_pc\n"
 		 "set $npc = $_corestack_npc\n"
-		 "shell d=/proc/$PPID/fd/%d && mv \"$d/flushing\" \"$d/flushed\"\n"
+		 "with language c -- dump binary value /proc/self/fd/%d/stage \"%lu flushed\"\n"
 		 "maintenance flush register-cache\n"
 		 "frame apply level 0 -q -s echo\n",
 		 (unsigned long long)flushw, (unsigned long long)flushw + 4, (unsigned long long)flushw,
-		 CST_FPBT_FD);
-	cst_fpbt_commands("pre.gdb", script);
-	cst_fpbt_set("flushing", true);
+		 CST_FPBT_FD, seq);
+	cst_fpbt_set_stage(seq, "flushing");
+	cst_fpbt_commands("flush.gdb", seq, script);
+}
+
+/* For request SEQ on a remote target: true when the commands that prepare the walk have run
+ * (the program is located, the windows flushed), else writes the next of them and returns
+ * false.  USABLE: the inferior is open (its flushw known). */
+static bool remote_ready(struct reader *r, unsigned long seq, bool usable)
+{
+	char stage[32];
+	cst_fpbt_stage(seq, stage, sizeof stage);
+	if (stage[0] == 0) {
+		write_locate_script(seq);
+		return false;
+	}
+	if (strcmp(stage, "locating") == 0 || strcmp(stage, "flushing") == 0)
+		return false;            /* the unwinds their own commands make */
+	if (strcmp(stage, "located") == 0 && usable && r->inf.flushw) {
+		write_flush_script(seq, r->inf.flushw);
+		return false;
+	}
+	return true;
 }
 
 static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
 {
 	struct reader *r = self->priv_data;
-	bool request = cst_fpbt_pending();
+	unsigned long request = cst_fpbt_pending();
 	if (!r) {
 		fpbt_fail(request, "%s", "corestack: out of memory");
 		return GDB_FAIL;
 	}
-	if (cst_inferior_update(&r->inf) < 0) {
+	int updated = cst_inferior_update(&r->inf);
+	if (updated < 0 && request && r->inf.no_local && !remote_ready(r, request, false))
+		return GDB_FAIL;
+	if (updated < 0) {
 		fpbt_fail(request, "corestack: %s", r->inf.why);
 		return GDB_FAIL;
 	}
@@ -249,19 +292,14 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 			fpbt_fail(request, "corestack: %s", r->inf.why);
 			return GDB_FAIL;
 		}
-		if (request && r->inf.flushw && !cst_fpbt_exists("flushed")) {
-			if (!cst_fpbt_exists("flushing"))
-				write_flush_script(r->inf.flushw);
-			request = false;        /* answered after the flush */
-		}
-		if (request)
-			cst_fpbt_set("flushed", false);
+		if (request && !remote_ready(r, request, true))
+			request = 0;        /* answered after the commands of pre.gdb */
 	}
 	cst_process_set_target(r->inf.proc, &target);
 	struct cst_fpbt_request rq;
 	if (request && cst_fpbt_take(&rq) == 0) {
 		if (rq.error[0])
-			fpbt_answer_error("%s", rq.error);
+			fpbt_answer_error(rq.seq, "%s", rq.error);
 		else
 			fpbt_answer_walk(r, &rq, &regs);
 	}

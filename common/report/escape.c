@@ -33,10 +33,40 @@ static size_t utf8_printable(const unsigned char *s)
 	return n;
 }
 
+/* True when the 8 bytes at P are printable ASCII other than '\\' (0x20-0x7e): bytes that
+ * need no escape, tested as one word.  A byte below 0x20, 0x7f, '\\' or a byte of 0x80 or
+ * more sets a high bit in the word's tests (a borrow can set one for a plain byte too: that
+ * word only goes to the exact test). */
+static bool plain_word(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t x;
+	memcpy(&x, p, 8);
+	uint64_t below = (x - ones * 0x20) & ~x;
+	uint64_t del = x ^ (ones * 0x7f), bslash = x ^ (ones * '\\');
+	uint64_t zero = ((del - ones) & ~del) | ((bslash - ones) & ~bslash);
+	return !((below | zero | x) & highs);
+}
+
+/* How many of the LEN bytes at P need no escape as plain_word finds them: whole words, and
+ * the last few bytes as the word that ends with them. */
+static size_t plain_words(const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+	while (len - i >= 8 && plain_word(p + i))
+		i += 8;
+	if (i < len && len - i < 8 && len >= 8 && plain_word(p + len - 8))
+		i = len;
+	return i;
+}
+
 bool cst_needs_escape(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (p < end) {
+		p += plain_words(p, (size_t)(end - p));
+		if (p == end)
+			break;
 		size_t n = *p == '\\' ? 0 : utf8_printable(p);
 		if (n == 0)
 			return true;
