@@ -302,11 +302,9 @@ static int run_core(const struct options *o, struct triage *tr)
 	tr_core_done(tr, o->core, doc, &o->bt);
 	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
 		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
+	/* each mismatching file is a warning of its own, naming it and both build-ids */
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
 	bool warned = cst_core_nwarnings(core) > 0;
-	if (mism)
-		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
-			"their frames are not symbolized\n", o->core, mism);
 	files_end(&fst);
 	cst_process_close(proc);
 	return partial || mism || warned ? EXIT_PARTIAL : 0;

@@ -122,6 +122,30 @@ grep -qi 'build-id' "$W/mm.err" && pass mismatch-reported || fail mismatch-repor
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["build_id_mismatch"] for f in d["threads"][0]["frames"]))' "$W/mm.json" \
 	&& pass mismatch-flagged || fail mismatch-flagged "no frame flagged build_id_mismatch"
 
+# -e naming another program (the OTHER build) while the path the core records holds the
+# right one: the warning names the -e file and both build-ids, and the core's own file is
+# used, said so; the frames get their names from it.  With no right file at that path, the
+# -e file is still named, and the frames are flagged as mismatching.
+bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+mv "$W/waiter" "$W/other"
+cp "$W/moved" "$W/waiter"
+want=$(bid "$W/moved") have=$(bid "$W/other")
+"$CS" --json -e "$W/other" "$core" > "$W/eo.json" 2>"$W/eo.err"; rc=$?
+[ -n "$want" ] && [ -n "$have" ] && [ "$want" != "$have" ] || fail exe-wrong-build-ids "readelf gave '$want' '$have'"
+grep -qF -- "-e $W/other is not the executable of this core: its build-id is $have, the core records $want" "$W/eo.err" \
+	&& pass exe-wrong-named || fail exe-wrong-named "$(cat "$W/eo.err")"
+grep -qF "using $W/waiter, the executable the core names" "$W/eo.err" \
+	&& pass exe-wrong-fallback-said || fail exe-wrong-fallback-said "$(cat "$W/eo.err")"
+[ $rc = 1 ] && [ "$(funcs "$W/eo.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] \
+	&& pass exe-wrong-fallback || fail exe-wrong-fallback "exit $rc: $(funcs "$W/eo.json" 0 | tr '\n' ' ')"
+rm "$W/waiter"
+"$CS" --json -e "$W/other" "$core" > "$W/eo.json" 2>"$W/eo.err"; rc=$?
+grep -qF -- "-e $W/other is not the executable of this core: its build-id is $have, the core records $want" "$W/eo.err" \
+	&& ! grep -q 'using ' "$W/eo.err" && [ $rc = 1 ] \
+	&& python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["threads"][0]["frames"][0]["build_id_mismatch"])' "$W/eo.json" \
+	&& pass exe-wrong-no-fallback || fail exe-wrong-no-fallback "exit $rc: $(cat "$W/eo.err")"
+mv "$W/other" "$W/waiter"
+
 # -n: frame limit ends the walk early with exit 1 and a stated reason (tests/t_limits.sh
 # checks the count of frames)
 "$CS" --json -n 1 -e "$W/moved" "$core" > "$W/n.json" 2>/dev/null; rc=$?

@@ -164,7 +164,17 @@ static const char *intern(struct cst_symbols *s, const char *name, size_t len)
 /* The core's cst_symbols, for the find_elf callback (libdwfl passes no closure). */
 static __thread struct cst_symbols *current;
 
-static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
+/* Hex digits of the first 20 bytes of build-id BITS (N bytes) in OUT; "" when N <= 0. */
+static void build_id_hex(const unsigned char *bits, int n, char out[41])
+{
+	out[0] = 0;
+	for (int i = 0; i < n && i < 20; i++)
+		sprintf(out + 2 * i, "%02x", bits[i]);
+}
+
+/* Whether ELF's build-id is the one the core records for MOD; true when either is unknown
+ * (nothing to tell them apart).  On a difference, WANT and HAVE get both in hex. */
+static bool build_id_equal(Dwfl_Module *mod, Elf *elf, char want_hex[41], char have_hex[41])
 {
 	const unsigned char *want;
 	GElf_Addr vaddr;
@@ -175,7 +185,11 @@ static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
 	ssize_t m = dwelf_elf_gnu_build_id(elf, &have);
 	if (m <= 0)
 		return true;
-	return m == n && memcmp(want, have, (size_t)n) == 0;
+	if (m == n && memcmp(want, have, (size_t)n) == 0)
+		return true;
+	build_id_hex(want, n, want_hex);
+	build_id_hex(have, (int)m, have_hex);
+	return false;
 }
 
 static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
@@ -194,45 +208,106 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return fd;
 }
 
+enum module_file { FILE_OK, FILE_ABSENT, FILE_UNREADABLE, FILE_NOT_ELF, FILE_MISMATCH };
+
+/* Opens module MOD's file, the core's RECORDED path: as cst_core_open_file (-e for the main
+ * executable) or, with NAMED, as cst_core_open_named (the file the core names).  Returns
+ * FILE_OK with its descriptor in *FD, its ELF handle in *ELFP and the path in PATH; else
+ * what is wrong with PATH, with the reason (FILE_ABSENT, FILE_UNREADABLE), the file's size
+ * (FILE_NOT_ELF) or both build-ids in hex (FILE_MISMATCH: WANT the core's, HAVE the file's)
+ * in WHY and nothing left open. */
+static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod, const char *recorded,
+					 bool named, int *fd, Elf **elfp, char path[PATH_MAX],
+					 char why[128], char want[41], char have[41])
+{
+	struct stat st;
+	*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path, PATH_MAX,
+								 why, 128);
+	if (*fd < 0)
+		return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
+	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	enum module_file r = FILE_OK;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(why, 128, "%lld", (long long)st.st_size);
+		r = FILE_NOT_ELF;
+	} else if (!build_id_equal(mod, elf, want, have)) {
+		r = FILE_MISMATCH;
+	}
+	if (r != FILE_OK) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+	}
+	*elfp = elf;
+	return r;
+}
+
+static void flag_mismatch(struct cst_symbols *s, Dwfl_Module *mod)
+{
+	struct module_info *mi = module_info(mod);
+	if (mi && !mi->mismatch) {
+		mi->mismatch = true;
+		s->mismatches++;
+	}
+}
+
 static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
 				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	struct stat st;
-	char err[128], path[PATH_MAX];
-	int fd = cst_core_open_file(s->core, modname, &st, path, sizeof path, err, sizeof err);
-	if (fd == -CST_E_NOENT || fd == -CST_E_PERM) {
-		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
-		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	}
-	if (fd < 0) {
-		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
-		return -1;
-	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		/* said, not dropped: the module's frames lose their names */
-		cst_core_warn(s->core, "mapped file %s is not an ELF file (%lld bytes); its frames are not symbolized",
-			      path, (long long)st.st_size);
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
-	if (!build_id_equal(mod, elf)) {
-		struct module_info *mi = module_info(mod);
-		if (mi && !mi->mismatch) {
-			mi->mismatch = true;
-			s->mismatches++;
+	char why[128], path[PATH_MAX], want[41], have[41];
+	int fd;
+	Elf *elf;
+	enum module_file r = open_module_file(s, mod, modname, false, &fd, &elf, path, why, want, have);
+	const char *exe = cst_core_exe_option(s->core, modname);
+	if (r != FILE_OK && exe) {
+		/* -e is not this core's program: said of -e by name, then the file the core names
+		 * is tried, and used when it is the program */
+		if (r == FILE_MISMATCH)
+			cst_core_warn(s->core, "-e %s is not the executable of this core: its build-id is %s, "
+				      "the core records %s (for %s)", exe, have, want, modname);
+		else if (r == FILE_NOT_ELF)
+			cst_core_warn(s->core, "mapped file %s is not an ELF file (%s bytes): it was given with -e "
+				      "for %s", path, why, modname);
+		else
+			cst_core_warn(s->core, "-e %s: %s", exe, why);
+		char npath[PATH_MAX], nwhy[128];
+		if (open_module_file(s, mod, modname, true, &fd, &elf, npath, nwhy, want, have) == FILE_OK) {
+			cst_core_warn(s->core, "using %s, the executable the core names, whose build-id "
+				      "matches the core's, in place of -e %s", npath, exe);
+			*file_name = strdup(npath);
+			*elfp = elf;
+			return fd;
 		}
-		elf_end(elf);
-		close(fd);
+		if (r == FILE_MISMATCH)
+			flag_mismatch(s, mod);
 		return -1;
 	}
-	*file_name = strdup(path);
-	*elfp = elf;
-	return fd;
+	switch (r) {
+	case FILE_OK:
+		*file_name = strdup(path);
+		*elfp = elf;
+		return fd;
+	case FILE_ABSENT:
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, why);
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	case FILE_UNREADABLE:
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, why);
+		return -1;
+	case FILE_NOT_ELF:
+		/* said, not dropped: the module's frames lose their names */
+		cst_core_warn(s->core, "mapped file %s is not an ELF file (%s bytes); its frames are not symbolized",
+			      path, why);
+		return -1;
+	case FILE_MISMATCH:
+		cst_core_warn(s->core, "mapped file %s is not the one the core was made with: its build-id is %s, "
+			      "the core records %s; its frames are not symbolized", path, have, want);
+		flag_mismatch(s, mod);
+		return -1;
+	}
+	return -1;
 }
 
 /* libdwfl's search for a module's separate debug file (debugdirs.h), through the cache of
@@ -793,8 +868,7 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(loc->build_id + 2 * i, "%02x", bits[i]);
+	build_id_hex(bits, n, loc->build_id);
 	if (!elf)
 		return;
 	struct cst_func fn;
