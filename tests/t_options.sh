@@ -162,6 +162,26 @@ sys.exit(not (a == b and list(a) == list(b) and len(a["threads"]) >= 1 and "sign
 		&& pass "json-streamed${g:+-group}" || fail "json-streamed${g:+-group}" "$(head -c 300 "$W/s.json")"
 done
 
+# the executable deleted after the crash, in a program without frame pointers: no CFI, so the
+# walk stops in its first frame.  The cause comes first on stderr (the missing file, then the
+# stop line), and the stop reason is that file, not the read at an address guessed without
+# CFI that failed after it ("cannot read memory at 0x9").
+gcc -O2 -fomit-frame-pointer -o "$W/nofp" tests/progs/segv.c &&
+	python3 tests/lib/mkcore.py crash "$W/nofp.core" "$W/nofp" >/dev/null 2>&1 && rm "$W/nofp"
+if [ -f "$W/nofp.core" ] && [ ! -e "$W/nofp" ]; then
+	"$CS" "$W/nofp.core" > "$W/del.out" 2>"$W/del.err"; rc=$?
+	cause=$(grep -n "cannot open mapped file $W/nofp: No such file" "$W/del.err" | head -1 | cut -d: -f1)
+	stopl=$(grep -n "walk stopped early" "$W/del.err" | head -1 | cut -d: -f1)
+	[ $rc = 1 ] && [ -n "$cause" ] && [ -n "$stopl" ] && [ "$cause" -lt "$stopl" ] \
+		&& pass exe-deleted-cause-first || fail exe-deleted-cause-first "exit $rc: $(cat "$W/del.err")"
+	! grep -q "cannot read memory" "$W/del.out" "$W/del.err" \
+		&& grep -qF "walk stopped early: no unwind information for frame #0: its file $W/nofp could not be read" "$W/del.err" \
+		&& grep -qF "(walk stopped: no unwind information for frame #0: its file $W/nofp could not be read)" "$W/del.out" \
+		&& pass exe-deleted-reason || fail exe-deleted-reason "$(cat "$W/del.out" "$W/del.err")"
+else
+	fail exe-deleted "no core of $W/nofp, or it was not deleted"
+fi
+
 # --help, --version, usage
 "$CS" --help | grep -q -- '--sysroot' && pass help || fail help "no --sysroot in --help"
 "$CS" --version | grep -q '^corestack ' && pass version || fail version "bad --version"

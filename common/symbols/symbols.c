@@ -631,7 +631,7 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
 
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (s->raw || !cst_demangle_candidate(name))
+	if (!s || s->raw || !cst_demangle_candidate(name))
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
@@ -646,10 +646,12 @@ const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);
 	return r;
 }
-int cst_symbols_mismatches(struct cst_symbols *s) { return s->mismatches; }
+int cst_symbols_mismatches(struct cst_symbols *s) { return s ? s->mismatches : 0; }
 
 static Dwfl_Module *module_at(struct cst_symbols *s, uint64_t addr)
 {
+	if (!s)
+		return NULL;
 	current = s;
 	return dwfl_addrmodule(s->dwfl, addr);
 }
@@ -678,6 +680,8 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 
 Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64_t *biasp)
 {
+	if (!s)
+		return NULL;
 	const struct cfi_memo *m = cst_memo_get(s->cfi_memo, addr);
 	if (m) {
 		if (biasp)
@@ -752,6 +756,8 @@ static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *
 
 int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 {
+	if (!s)
+		return -CST_E_NO_FUNC;
 	const struct func_memo *m = cst_memo_get(s->func_memo, addr);
 	if (m) {
 		*fn = m->fn;
@@ -869,6 +875,7 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
 	build_id_hex(bits, n, loc->build_id);
+	loc->no_file = !elf;
 	if (!elf)
 		return;
 	struct cst_func fn;
@@ -907,6 +914,10 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
+	if (!s) {
+		memset(loc, 0, sizeof *loc);
+		return;
+	}
 	const struct locate_memo *m = cst_memo_get(s->locate_memo, addr);
 	if (m) {
 		*loc = m->loc;
@@ -1074,6 +1085,8 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 
 int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
 {
+	if (!s)
+		return 0;
 	if (max > MEMO_MAX_INLINES)
 		return inlines_uncached(s, addr, out, max);
 	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);
