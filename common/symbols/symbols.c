@@ -507,7 +507,11 @@ static int end_report(struct cst_symbols *s, bool ok, struct cst_symbols **out, 
 		*out = s;
 		return 0;
 	}
-	cst_fail(err, errlen, -CST_E_DWFL, "%s: %s", what, dwfl_errmsg(-1));
+	/* dwfl_core_file_report can fail without setting an error (a core whose segments do not
+	 * hold what its link_map points to) */
+	int e = dwfl_errno();
+	cst_fail(err, errlen, -CST_E_DWFL, "%s: %s", what,
+		 e ? dwfl_errmsg(e) : "libdwfl found none it could use in the core's memory");
 	cst_symbols_close(s);
 	return -CST_E_DWFL;
 }
