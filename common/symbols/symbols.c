@@ -274,13 +274,17 @@ static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void
 		else
 			cst_core_warn(s->core, "-e %s: %s", exe, why);
 		char npath[PATH_MAX], nwhy[128];
-		if (open_module_file(s, mod, modname, true, &fd, &elf, npath, nwhy, want, have) == FILE_OK) {
+		enum module_file nr = open_module_file(s, mod, modname, true, &fd, &elf, npath, nwhy, want, have);
+		if (nr == FILE_OK) {
 			cst_core_warn(s->core, "using %s, the executable the core names, whose build-id "
 				      "matches the core's, in place of -e %s", npath, exe);
 			*file_name = strdup(npath);
 			*elfp = elf;
 			return fd;
 		}
+		/* by build-id in the debug directories, as for any missing file */
+		if (nr == FILE_ABSENT && (fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp)) >= 0)
+			return fd;
 		if (r == FILE_MISMATCH)
 			flag_mismatch(s, mod);
 		return -1;
