@@ -210,11 +210,21 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* Prints the warnings core C (NULL: none) gathered since the last call; *DONE counts
+ * those printed.  Called before a walk's stop line, so that the cause (a missing file,
+ * found while walking) is said first. */
+static void print_warnings(struct cst_core *c, const char *what, size_t *done)
+{
+	for (; c && *done < cst_core_nwarnings(c); ++*done)
+		fprintf(stderr, "corestack: %s: %s\n", what, cst_core_warning(c, *done));
+}
+
 /* Walks and prints one thread into T (whose frames the next thread reuses; T->tid, crashed
- * and cursig set by the caller); returns 1 when its walk stopped early. */
+ * and cursig set by the caller); returns 1 when its walk stopped early.  Warnings of CORE
+ * (NULL for a live process) go out before its stop line (print_warnings). */
 static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t,
 		       const struct options *o, struct json_object *doc, const char *what,
-		       struct triage *tr, bool first)
+		       struct triage *tr, bool first, struct cst_core *core, size_t *warned)
 {
 	if (bt_walk(env, regs, o->max_frames, t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
@@ -232,8 +242,10 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		fflush(stdout);          /* each thread as soon as it is walked */
 	}
 	int partial = t->rc < 0;
-	if (partial)
+	if (partial) {
+		print_warnings(core, what, warned);
 		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", what, t->tid, t->stop);
+	}
 	return partial;
 }
 
@@ -252,7 +264,7 @@ static struct json_object *begin_output(const struct options *o, const struct bt
 /* Walks and prints every thread of PROC (with FIRST_ONLY, only the first when TR wants no
  * more); returns 1 when some walk stopped early. */
 static int emit_threads(struct cst_process *proc, const struct options *o, struct json_object *doc,
-			const char *what, struct triage *tr, bool first_only)
+			const char *what, struct triage *tr, bool first_only, size_t *warned)
 {
 	struct cst_unwind_env *env = cst_process_env(proc);
 	int partial = 0;
@@ -265,7 +277,7 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 		bt.tid = t.tid;
 		bt.crashed = t.crashed;
 		bt.cursig = t.cursig;
-		partial |= emit_thread(env, t.regs, &bt, o, doc, what, tr, i == 0);
+		partial |= emit_thread(env, t.regs, &bt, o, doc, what, tr, i == 0, cst_process_core(proc), warned);
 	}
 	bt_thread_free(&bt);
 	return partial;
@@ -298,15 +310,12 @@ static int run_core(const struct options *o, struct triage *tr)
 	struct json_object *doc = begin_output(o, &p, tr);
 	struct files_state fst = { 0 };
 	int partial = files_begin(&fst, &o->files, proc, o->core, stdout, doc);
-	partial |= emit_threads(proc, o, doc, o->core, tr, true);
+	size_t warned = 0;
+	partial |= emit_threads(proc, o, doc, o->core, tr, true, &warned);
 	tr_core_done(tr, o->core, doc, &o->bt);
-	for (size_t i = 0; i < cst_core_nwarnings(core); i++)
-		fprintf(stderr, "corestack: %s: %s\n", o->core, cst_core_warning(core, i));
+	print_warnings(core, o->core, &warned);
+	/* each mismatching file is a warning of its own, naming it and both build-ids */
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
-	bool warned = cst_core_nwarnings(core) > 0;
-	if (mism)
-		fprintf(stderr, "corestack: %s: %d module(s) on disk do not match the build-id in the core; "
-			"their frames are not symbolized\n", o->core, mism);
 	files_end(&fst);
 	cst_process_close(proc);
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
@@ -347,7 +356,8 @@ static int run_live(const struct options *o, struct triage *tr)
 	char what[32];
 	snprintf(what, sizeof what, "process %d", o->pid);
 	partial |= files_perfmap(proc, &o->files, what);
-	partial |= emit_threads(proc, o, doc, what, tr, false);
+	size_t warned = 0;
+	partial |= emit_threads(proc, o, doc, what, tr, false, &warned);
 	tr_core_done(tr, what, doc, &o->bt);
 	cst_process_close(proc);
 	return partial ? EXIT_PARTIAL : 0;

@@ -122,6 +122,30 @@ grep -qi 'build-id' "$W/mm.err" && pass mismatch-reported || fail mismatch-repor
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not any(f["build_id_mismatch"] for f in d["threads"][0]["frames"]))' "$W/mm.json" \
 	&& pass mismatch-flagged || fail mismatch-flagged "no frame flagged build_id_mismatch"
 
+# -e naming another program (the OTHER build) while the path the core records holds the
+# right one: the warning names the -e file and both build-ids, and the core's own file is
+# used, said so; the frames get their names from it.  With no right file at that path, the
+# -e file is still named, and the frames are flagged as mismatching.
+bid() { readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'; }
+mv "$W/waiter" "$W/other"
+cp "$W/moved" "$W/waiter"
+want=$(bid "$W/moved") have=$(bid "$W/other")
+"$CS" --json -e "$W/other" "$core" > "$W/eo.json" 2>"$W/eo.err"; rc=$?
+[ -n "$want" ] && [ -n "$have" ] && [ "$want" != "$have" ] || fail exe-wrong-build-ids "readelf gave '$want' '$have'"
+grep -qF -- "-e $W/other is not the executable of this core: its build-id is $have, the core records $want" "$W/eo.err" \
+	&& pass exe-wrong-named || fail exe-wrong-named "$(cat "$W/eo.err")"
+grep -qF "using $W/waiter, the executable the core names" "$W/eo.err" \
+	&& pass exe-wrong-fallback-said || fail exe-wrong-fallback-said "$(cat "$W/eo.err")"
+[ $rc = 1 ] && [ "$(funcs "$W/eo.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] \
+	&& pass exe-wrong-fallback || fail exe-wrong-fallback "exit $rc: $(funcs "$W/eo.json" 0 | tr '\n' ' ')"
+rm "$W/waiter"
+"$CS" --json -e "$W/other" "$core" > "$W/eo.json" 2>"$W/eo.err"; rc=$?
+grep -qF -- "-e $W/other is not the executable of this core: its build-id is $have, the core records $want" "$W/eo.err" \
+	&& ! grep -q 'using ' "$W/eo.err" && [ $rc = 1 ] \
+	&& python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not d["threads"][0]["frames"][0]["build_id_mismatch"])' "$W/eo.json" \
+	&& pass exe-wrong-no-fallback || fail exe-wrong-no-fallback "exit $rc: $(cat "$W/eo.err")"
+mv "$W/other" "$W/waiter"
+
 # -n: frame limit ends the walk early with exit 1 and a stated reason (tests/t_limits.sh
 # checks the count of frames)
 "$CS" --json -n 1 -e "$W/moved" "$core" > "$W/n.json" 2>/dev/null; rc=$?
@@ -137,6 +161,26 @@ for g in "" --group; do
 sys.exit(not (a == b and list(a) == list(b) and len(a["threads"]) >= 1 and "signature" in a))' "$W/s.json" "$W/w.json" \
 		&& pass "json-streamed${g:+-group}" || fail "json-streamed${g:+-group}" "$(head -c 300 "$W/s.json")"
 done
+
+# the executable deleted after the crash, in a program without frame pointers: no CFI, so the
+# walk stops in its first frame.  The cause comes first on stderr (the missing file, then the
+# stop line), and the stop reason is that file, not the read at an address guessed without
+# CFI that failed after it ("cannot read memory at 0x9").
+gcc -O2 -fomit-frame-pointer -o "$W/nofp" tests/progs/segv.c &&
+	python3 tests/lib/mkcore.py crash "$W/nofp.core" "$W/nofp" >/dev/null 2>&1 && rm "$W/nofp"
+if [ -f "$W/nofp.core" ] && [ ! -e "$W/nofp" ]; then
+	"$CS" "$W/nofp.core" > "$W/del.out" 2>"$W/del.err"; rc=$?
+	cause=$(grep -n "cannot open mapped file $W/nofp: No such file" "$W/del.err" | head -1 | cut -d: -f1)
+	stopl=$(grep -n "walk stopped early" "$W/del.err" | head -1 | cut -d: -f1)
+	[ $rc = 1 ] && [ -n "$cause" ] && [ -n "$stopl" ] && [ "$cause" -lt "$stopl" ] \
+		&& pass exe-deleted-cause-first || fail exe-deleted-cause-first "exit $rc: $(cat "$W/del.err")"
+	! grep -q "cannot read memory" "$W/del.out" "$W/del.err" \
+		&& grep -qF "walk stopped early: no unwind information for frame #0: its file $W/nofp could not be read" "$W/del.err" \
+		&& grep -qF "(walk stopped: no unwind information for frame #0: its file $W/nofp could not be read)" "$W/del.out" \
+		&& pass exe-deleted-reason || fail exe-deleted-reason "$(cat "$W/del.out" "$W/del.err")"
+else
+	fail exe-deleted "no core of $W/nofp, or it was not deleted"
+fi
 
 # --help, --version, usage
 "$CS" --help | grep -q -- '--sysroot' && pass help || fail help "no --sysroot in --help"

@@ -1,6 +1,7 @@
 /* Walking and symbolizing one thread.  See backtrace.h. */
 #include "backtrace.h"
 #include "core.h"
+#include "escape.h"
 #include "error.h"
 #include "jit.h"
 #include "process.h"
@@ -125,7 +126,16 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		return 0;
 	}
 	t->rc = rc;
-	snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));
+	const struct bt_frame *last = t->n ? &t->frames[t->n - 1] : NULL;
+	if (rc < 0 && last && last->loc.module && last->loc.no_file) {
+		/* without the file there is no CFI: what failed next was a guess */
+		char esc[256];
+		snprintf(t->stop, sizeof t->stop, "no unwind information for frame #%u: its file %s %s",
+			 last->number, cst_esc(last->loc.module, esc, sizeof esc),
+			 last->loc.mismatch ? "has another build-id than the core records" : "could not be read");
+	} else {
+		snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));
+	}
 	return 0;
 }
 

@@ -29,7 +29,7 @@ struct bt_thread {
 	int rc;                  /* cst_unwind_next's last value: 0 clean end, < 0 stopped early
 				  * (-CST_E_LIMIT when LIMITED) */
 	bool limited;            /* bt_walk's LIMIT cut the walk: more frames follow */
-	char stop[128];          /* stop reason */
+	char stop[384];          /* stop reason (a path in it escaped, escape.h) */
 };
 
 /* What is printed above the threads. */
@@ -73,7 +73,9 @@ const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len);
 /* Walks the thread whose registers are REGS and symbolizes at most LIMIT printed frames
  * (0: no limit but the cursor's budget) into T.  When frames follow the LIMIT-th,
  * T->limited is set, T->rc is -CST_E_LIMIT and T->stop reads "frame limit (LIMIT)
- * reached"; a walk that ends at exactly LIMIT frames ends as it ends.  ENV's max_frames is
+ * reached"; a walk that ends at exactly LIMIT frames ends as it ends.  A walk that stopped
+ * early in a frame whose module file could not be used (cst_location.no_file) gives that as
+ * its reason, not the failure it led to (a read at an address guessed without CFI).  ENV's max_frames is
  * set for the walk and restored.  Returns 0, or -CST_E_NOMEM. */
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
 	    struct bt_thread *t);

@@ -167,7 +167,17 @@ static const char *intern(struct cst_symbols *s, const char *name, size_t len)
 /* The core's cst_symbols, for the find_elf callback (libdwfl passes no closure). */
 static __thread struct cst_symbols *current;
 
-static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
+/* Hex digits of the first 20 bytes of build-id BITS (N bytes) in OUT; "" when N <= 0. */
+static void build_id_hex(const unsigned char *bits, int n, char out[41])
+{
+	out[0] = 0;
+	for (int i = 0; i < n && i < 20; i++)
+		sprintf(out + 2 * i, "%02x", bits[i]);
+}
+
+/* Whether ELF's build-id is the one the core records for MOD; true when either is unknown
+ * (nothing to tell them apart).  On a difference, WANT and HAVE get both in hex. */
+static bool build_id_equal(Dwfl_Module *mod, Elf *elf, char want_hex[41], char have_hex[41])
 {
 	const unsigned char *want;
 	GElf_Addr vaddr;
@@ -178,7 +188,11 @@ static bool build_id_equal(Dwfl_Module *mod, Elf *elf)
 	ssize_t m = dwelf_elf_gnu_build_id(elf, &have);
 	if (m <= 0)
 		return true;
-	return m == n && memcmp(want, have, (size_t)n) == 0;
+	if (m == n && memcmp(want, have, (size_t)n) == 0)
+		return true;
+	build_id_hex(want, n, want_hex);
+	build_id_hex(have, (int)m, have_hex);
+	return false;
 }
 
 static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
@@ -197,45 +211,110 @@ static int core_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return fd;
 }
 
+enum module_file { FILE_OK, FILE_ABSENT, FILE_UNREADABLE, FILE_NOT_ELF, FILE_MISMATCH };
+
+/* Opens module MOD's file, the core's RECORDED path: as cst_core_open_file (-e for the main
+ * executable) or, with NAMED, as cst_core_open_named (the file the core names).  Returns
+ * FILE_OK with its descriptor in *FD, its ELF handle in *ELFP and the path in PATH; else
+ * what is wrong with PATH, with the reason (FILE_ABSENT, FILE_UNREADABLE), the file's size
+ * (FILE_NOT_ELF) or both build-ids in hex (FILE_MISMATCH: WANT the core's, HAVE the file's)
+ * in WHY and nothing left open. */
+static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod, const char *recorded,
+					 bool named, int *fd, Elf **elfp, char path[PATH_MAX],
+					 char why[128], char want[41], char have[41])
+{
+	struct stat st;
+	*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path, PATH_MAX,
+								 why, 128);
+	if (*fd < 0)
+		return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
+	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	enum module_file r = FILE_OK;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(why, 128, "%lld", (long long)st.st_size);
+		r = FILE_NOT_ELF;
+	} else if (!build_id_equal(mod, elf, want, have)) {
+		r = FILE_MISMATCH;
+	}
+	if (r != FILE_OK) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+	}
+	*elfp = elf;
+	return r;
+}
+
+static void flag_mismatch(struct cst_symbols *s, Dwfl_Module *mod)
+{
+	struct module_info *mi = module_info(mod);
+	if (mi && !mi->mismatch) {
+		mi->mismatch = true;
+		s->mismatches++;
+	}
+}
+
 static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void **userdata,
 				   const char *modname, Dwarf_Addr base, char **file_name, Elf **elfp)
 {
 	if (!s || !s->core || !modname || modname[0] != '/')
 		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	struct stat st;
-	char err[128], path[PATH_MAX];
-	int fd = cst_core_open_file(s->core, modname, &st, path, sizeof path, err, sizeof err);
-	if (fd == -CST_E_NOENT || fd == -CST_E_PERM) {
-		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
-		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	}
-	if (fd < 0) {
-		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, err);
-		return -1;
-	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		/* said, not dropped: the module's frames lose their names */
-		cst_core_warn(s->core, "mapped file %s is not an ELF file (%lld bytes); its frames are not symbolized",
-			      path, (long long)st.st_size);
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
-	if (!build_id_equal(mod, elf)) {
-		struct module_info *mi = module_info(mod);
-		if (mi && !mi->mismatch) {
-			mi->mismatch = true;
-			s->mismatches++;
+	char why[128], path[PATH_MAX], want[41], have[41];
+	int fd;
+	Elf *elf;
+	enum module_file r = open_module_file(s, mod, modname, false, &fd, &elf, path, why, want, have);
+	const char *exe = cst_core_exe_option(s->core, modname);
+	if (r != FILE_OK && exe) {
+		/* -e is not this core's program: said of -e by name, then the file the core names
+		 * is tried, and used when it is the program */
+		if (r == FILE_MISMATCH)
+			cst_core_warn(s->core, "-e %s is not the executable of this core: its build-id is %s, "
+				      "the core records %s (for %s)", exe, have, want, modname);
+		else if (r == FILE_NOT_ELF)
+			cst_core_warn(s->core, "mapped file %s is not an ELF file (%s bytes): it was given with -e "
+				      "for %s", path, why, modname);
+		else
+			cst_core_warn(s->core, "-e %s: %s", exe, why);
+		char npath[PATH_MAX], nwhy[128];
+		enum module_file nr = open_module_file(s, mod, modname, true, &fd, &elf, npath, nwhy, want, have);
+		if (nr == FILE_OK) {
+			cst_core_warn(s->core, "using %s, the executable the core names, whose build-id "
+				      "matches the core's, in place of -e %s", npath, exe);
+			*file_name = strdup(npath);
+			*elfp = elf;
+			return fd;
 		}
-		elf_end(elf);
-		close(fd);
+		/* by build-id in the debug directories, as for any missing file */
+		if (nr == FILE_ABSENT && (fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp)) >= 0)
+			return fd;
+		if (r == FILE_MISMATCH)
+			flag_mismatch(s, mod);
 		return -1;
 	}
-	*file_name = strdup(path);
-	*elfp = elf;
-	return fd;
+	switch (r) {
+	case FILE_OK:
+		*file_name = strdup(path);
+		*elfp = elf;
+		return fd;
+	case FILE_ABSENT:
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, why);
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	case FILE_UNREADABLE:
+		cst_core_warn(s->core, "cannot open mapped file %s: %s", path, why);
+		return -1;
+	case FILE_NOT_ELF:
+		/* said, not dropped: the module's frames lose their names */
+		cst_core_warn(s->core, "mapped file %s is not an ELF file (%s bytes); its frames are not symbolized",
+			      path, why);
+		return -1;
+	case FILE_MISMATCH:
+		cst_core_warn(s->core, "mapped file %s is not the one the core was made with: its build-id is %s, "
+			      "the core records %s; its frames are not symbolized", path, have, want);
+		flag_mismatch(s, mod);
+		return -1;
+	}
+	return -1;
 }
 
 /* libdwfl's search for a module's separate debug file (debugdirs.h), through the cache of
@@ -435,7 +514,11 @@ static int end_report(struct cst_symbols *s, bool ok, struct cst_symbols **out, 
 		*out = s;
 		return 0;
 	}
-	cst_fail(err, errlen, -CST_E_DWFL, "%s: %s", what, dwfl_errmsg(-1));
+	/* dwfl_core_file_report can fail without setting an error (a core whose segments do not
+	 * hold what its link_map points to) */
+	int e = dwfl_errno();
+	cst_fail(err, errlen, -CST_E_DWFL, "%s: %s", what,
+		 e ? dwfl_errmsg(e) : "libdwfl found none it could use in the core's memory");
 	cst_symbols_close(s);
 	return -CST_E_DWFL;
 }
@@ -560,7 +643,7 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
 
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (s->raw || !cst_demangle_candidate(name))
+	if (!s || s->raw || !cst_demangle_candidate(name))
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
@@ -575,10 +658,12 @@ const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);
 	return r;
 }
-int cst_symbols_mismatches(struct cst_symbols *s) { return s->mismatches; }
+int cst_symbols_mismatches(struct cst_symbols *s) { return s ? s->mismatches : 0; }
 
 static Dwfl_Module *module_at(struct cst_symbols *s, uint64_t addr)
 {
+	if (!s)
+		return NULL;
 	current = s;
 	return dwfl_addrmodule(s->dwfl, addr);
 }
@@ -607,6 +692,8 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 
 Dwarf_Frame *cst_symbols_cfi_cached(struct cst_symbols *s, uint64_t addr, uint64_t *biasp)
 {
+	if (!s)
+		return NULL;
 	const struct cfi_memo *m = cst_memo_get(s->cfi_memo, addr);
 	if (m) {
 		if (biasp)
@@ -681,6 +768,8 @@ static int func_uncached(struct cst_symbols *s, uint64_t addr, struct cst_func *
 
 int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn)
 {
+	if (!s)
+		return -CST_E_NO_FUNC;
 	const struct func_memo *m = cst_memo_get(s->func_memo, addr);
 	if (m) {
 		*fn = m->fn;
@@ -830,8 +919,8 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(loc->build_id + 2 * i, "%02x", bits[i]);
+	build_id_hex(bits, n, loc->build_id);
+	loc->no_file = !elf;
 	if (!elf)
 		return;
 	struct cst_func fn;
@@ -870,6 +959,10 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
+	if (!s) {
+		memset(loc, 0, sizeof *loc);
+		return;
+	}
 	const struct locate_memo *m = cst_memo_get(s->locate_memo, addr);
 	if (m) {
 		*loc = m->loc;
@@ -1037,6 +1130,8 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 
 int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
 {
+	if (!s)
+		return 0;
 	if (max > MEMO_MAX_INLINES)
 		return inlines_uncached(s, addr, out, max);
 	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);

@@ -4,7 +4,11 @@
  * and NT_FILE, via dwfl_core_file_report) or a live process (/proc/PID/maps, via
  * dwfl_linux_proc_report).  The build-id of each module file found on disk is compared
  * with the one recorded in the target; a mismatching file is not used and the module is
- * flagged. */
+ * flagged.
+ *
+ * A target whose modules could not be reported has no cst_symbols: the lookups below take
+ * S NULL and find nothing (no module, function, CFI, inlined function or mismatch), so that
+ * a walk goes on without symbols. */
 #ifndef CST_SYMBOLS_H
 #define CST_SYMBOLS_H
 
@@ -32,6 +36,8 @@ struct cst_location {
 	uint64_t module_base;      /* load address of the module */
 	char build_id[41];         /* hex of the first 20 bytes, "" when unknown */
 	bool mismatch;             /* the file found on disk has another build-id */
+	bool no_file;              /* MODULE's file could not be used (missing, not ELF, another
+				    * build-id): no symbols or CFI come from it */
 	const char *function;      /* the name to show: demangled (demangle.h) unless S is raw;
 				    * NULL when unknown */
 	const char *symbol;        /* the symbol as its table spells it, without its version

@@ -104,6 +104,7 @@ struct cst_core {
 	size_t nfiles;
 
 	char *executable;               /* -e, or the mapping holding AT_ENTRY */
+	bool exe_given;                 /* EXECUTABLE is -e's */
 	const char *exe_recorded;       /* the core's own path for it */
 	char *sysroot;
 	int sysroot_fd;          /* O_PATH descriptor of the sysroot, -1 without one */
@@ -810,7 +811,8 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		if (i >= 0 && entry < c->maps[i].end)
 			c->exe_recorded = c->maps[i].name;
 	}
-	if (opt && opt->executable)
+	c->exe_given = opt && opt->executable;
+	if (c->exe_given)
 		c->executable = strdup(opt->executable);
 	else if (c->exe_recorded)
 		c->executable = strdup(cst_core_local_path(c, c->exe_recorded));
@@ -958,6 +960,12 @@ static int open_in_sysroot(struct cst_core *c, const char *recorded, struct stat
 	return fd;
 }
 
+const char *cst_core_exe_option(const struct cst_core *c, const char *recorded)
+{
+	return c->exe_given && c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0 ?
+	       c->executable : NULL;
+}
+
 int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
 		       size_t pathlen, char *err, size_t errlen)
 {
@@ -965,6 +973,12 @@ int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st
 		snprintf(path, pathlen, "%s", c->executable);
 		return cst_open_regular(c->executable, 0, st, err, errlen);
 	}
+	return cst_core_open_named(c, recorded, st, path, pathlen, err, errlen);
+}
+
+int cst_core_open_named(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+			size_t pathlen, char *err, size_t errlen)
+{
 	if (c->sysroot && recorded[0] == '/')
 		return open_in_sysroot(c, recorded, st, path, pathlen, err, errlen);
 	snprintf(path, pathlen, "%s", recorded);

@@ -111,6 +111,16 @@ const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t
 int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
 		       size_t pathlen, char *err, size_t errlen);
 
+/* As cst_core_open_file, but the file the core itself names (under --sysroot), never the
+ * -e executable: where the main executable is looked for when -e's file is not the
+ * core's program. */
+int cst_core_open_named(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+			size_t pathlen, char *err, size_t errlen);
+
+/* The -e file when RECORDED is the path the core records for its main executable (the
+ * NT_FILE mapping holding AT_ENTRY) and -e was given; else NULL. */
+const char *cst_core_exe_option(const struct cst_core *c, const char *recorded);
+
 /* The path cst_core_open_file opens (or looks for) for RECORDED, for messages.  Valid until
  * the next call in the same thread. */
 const char *cst_core_local_path(struct cst_core *c, const char *recorded);
