@@ -2,7 +2,9 @@
 # The triage corpus: distinct bugs (tests/triage/bugs.c and bugs.cpp: a libc string function
 # on a NULL pointer, SIGFPE and an assert in one function, a stack overflow, a double free, a
 # NULL dereference on a worker thread, uncaught C++ exceptions of different types and of one
-# type from different methods, one thrown on a worker thread), each crashed several times
+# type from different methods, one thrown on a worker thread; tests/triage/tailcall.c: a
+# SIGFPE in ratio, reached from main (called through a pointer by glibc) by two tail jumps,
+# so that main and handle must be inferred), each crashed several times
 # under variations that must not split a bug: a frame-pointer and a default build, ASLR on
 # and off (setarch -R), the worker thread count, and GLIBC_TUNABLES hiding CPU features so
 # that glibc picks other string-function variants.  Every pair of cores must be in one
@@ -17,7 +19,10 @@ command -v g++ >/dev/null || { skip triage-corpus "no g++"; exit 0; }
 gcc -O2 -g -pthread -o "$W/bugs" tests/triage/bugs.c &&
 gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/bugs-fp" tests/triage/bugs.c &&
 g++ -O2 -g -pthread -o "$W/bugs-cxx" tests/triage/bugs.cpp &&
-g++ -O2 -g -fno-omit-frame-pointer -pthread -o "$W/bugs-cxx-fp" tests/triage/bugs.cpp ||
+g++ -O2 -g -fno-omit-frame-pointer -pthread -o "$W/bugs-cxx-fp" tests/triage/bugs.cpp &&
+gcc -O2 -g -o "$W/tailcall" tests/triage/tailcall.c &&
+gcc -O2 -g -fno-omit-frame-pointer -o "$W/tailcall-fp" tests/triage/tailcall.c &&
+gcc -O2 -o "$W/tailcall-nog" tests/triage/tailcall.c ||
 	{ fail triage-corpus-build "gcc/g++ failed on tests/triage"; exit 0; }
 
 NOASLR="setarch $(uname -m) -R"
@@ -65,6 +70,10 @@ crash parse noaslr "" bugs-cxx parse
 crash load noaslr "" bugs-cxx-fp load
 crash lookup noaslr "" bugs-cxx lookup
 crash cxxworker noaslr-2 "" bugs-cxx worker 2
+for b in tailcall tailcall-fp tailcall-nog; do
+	crash tailcall $b "" $b
+done
+crash tailcall noaslr "" tailcall-fp
 
 "$CS" --json-lines "$W"/cores/* > "$W/sig.json" 2>"$W/sig.err"
 "$CS" -r --json-lines "$W"/cores/* > "$W/raw.json" 2>/dev/null
@@ -109,6 +118,7 @@ want = {  # bug: (class, exception, first frames)
     "load": ("exception", "std::runtime_error", ["Loader::load(char const*)", "main"]),
     "lookup": ("exception", "std::out_of_range", None),
     "cxxworker": ("exception", "std::logic_error", ["Job::run()"]),
+    "tailcall": ("SIGFPE", None, ["ratio", "handle", "main"]),
 }
 for l in open(sys.argv[1]):
     d = json.loads(l)
@@ -122,6 +132,10 @@ for l in open(sys.argv[1]):
             all(g.startswith(w) for g, w in zip(s["frames"], frames)), (b, s["frames"])
     if b == "doublefree":
         assert "release" in s["frames"] and "abort" not in s["frames"], s
+    if b == "tailcall":   # no frame of main or handle is on the stack: both inferred
+        fr = [(f["function"], f["found_by"]) for f in d["threads"][0]["frames"][:4]]
+        assert fr[1:3] == [("handle", "tail-call-inferred"), ("main", "tail-call-inferred")], (d["core"], fr)
+        assert s["frames"] == ["ratio", "handle", "main"], s
     if b == "lookup":
         assert any(f.startswith("Table::lookup(") for f in s["frames"]), s
         assert not any(f.startswith(("std::__throw", "__cxa")) or "+0x" in f for f in s["frames"]), s

@@ -25,6 +25,12 @@ struct cst_call_site {
 				 * preserves (arch->preserved_regs): its DWARF number, else -1 */
 	uint64_t slot;          /* an indirect call through the word at a fixed address (a GOT
 				 * slot): that address, else 0 */
+	int base_reg, index_reg;  /* an indirect call through the word at base + index * scale
+				 * + disp (x86-64 `call *disp(%base,%index,scale)`): the DWARF
+				 * numbers of its registers, -1 when absent (base_reg -1: not
+				 * such a call); set by call_before only for such a call */
+	int scale;              /* bytes */
+	int64_t disp;           /* bytes */
 };
 
 #define CST_MAX_TAIL_TARGETS 16

@@ -834,6 +834,36 @@ bool cst_symbols_read_only(struct cst_symbols *s, uint64_t addr)
 	return load_ro || relro;
 }
 
+bool cst_symbols_object(struct cst_symbols *s, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	Dwfl_Module *mod = module_at(s, addr);
+	int n = mod ? dwfl_module_getsymtab(mod) : -1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		if (!dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 ||
+		    addr < value || addr - value >= sym.st_size)
+			continue;
+		*start = value;
+		*size = sym.st_size;
+		return true;
+	}
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	Elf_Scn *scn = NULL;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || (sh.sh_flags & SHF_EXECINSTR) ||
+		    sh.sh_type == SHT_NOBITS || addr - bias < sh.sh_addr || addr - bias - sh.sh_addr >= sh.sh_size)
+			continue;
+		*start = sh.sh_addr + bias;
+		*size = sh.sh_size;
+		return true;
+	}
+	return false;
+}
+
 struct cst_callsites *cst_symbols_callsites(struct cst_symbols *s, uint64_t addr)
 {
 	Dwfl_Module *mod = module_at(s, addr);

@@ -89,6 +89,12 @@ Elf *cst_symbols_module_elf(struct cst_symbols *s, uint64_t addr, uint64_t *bias
  * .data.rel.ro).  A word there holds what it held when the program ran. */
 bool cst_symbols_read_only(struct cst_symbols *s, uint64_t addr);
 
+/* The data object containing target address ADDR: an STT_OBJECT symbol of non-zero size
+ * in its module's symbol table, else (a stripped module) the allocated section without
+ * code that holds it.  Its start (target address) in *START and its size in bytes in
+ * *SIZE.  False when no module covers ADDR or neither does. */
+bool cst_symbols_object(struct cst_symbols *s, uint64_t addr, uint64_t *start, uint64_t *size);
+
 struct cst_callsites;
 /* The DWARF call-site records (callsite.h) of the module containing target address ADDR,
  * read as they are asked about; NULL when no module covers ADDR.  Valid until S is closed. */

@@ -145,7 +145,9 @@ static struct cst_addrtaken *build(struct cst_unwind *u, Dwfl_Module *mod)
 		uint64_t lo = ph.p_vaddr + bias, hi = lo + ph.p_memsz;
 		if (ph.p_flags & PF_X)
 			b.failed = a->code_addresses(u, lo, hi, add, &b) < 0;
-		else
+		/* a writable segment that is also executable holds data too (SPARC's data
+		 * segment holds the PLT) */
+		if (!b.failed && (!(ph.p_flags & PF_X) || (ph.p_flags & PF_W)))
 			scan_data(u, &b, lo, hi);
 	}
 	if (!b.failed)

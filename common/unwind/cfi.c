@@ -204,6 +204,13 @@ static struct cst_row *converted_row(struct cst_unwind *u, Dwarf_Frame *frame, b
 	if (!row)
 		return NULL;
 	cst_cfi_row(frame, env->arch->nregs, row);
+	/* A register the psABI preserves across calls that the CFI does not mention keeps its
+	 * value (x86-64 psABI 3.2.1).  libdw's x86-64 initial rules say so for rbp and r12-r15
+	 * but name register 0 (rax) where rbx (3) is meant, so rbx would read as undefined. */
+	for (int r = 0; r < env->arch->nregs && r < CST_NREGS && r < 64; r++)
+		if ((env->arch->preserved_regs >> r & 1) && r != env->arch->pc_reg &&
+		    row->reg[r].kind == CST_RULE_UNDEFINED)
+			row->reg[r].kind = CST_RULE_SAME;
 	if (!(keep && cst_memo_put(env->cfi_cache, key, &row)))
 		*owned = true;
 	return row;

@@ -369,8 +369,10 @@ static bool preserved(const struct cst_unwind *u, int reg)
 /* The function the indirect call SITE, which returns to caller C, called, when something
  * names it: the DWARF call-site record of C's return address (its origin, a constant
  * address, or a preserved register plus an offset), else the preserved register the call
- * went through, else the read-only word it read (a GOT slot).  A preserved register of C holds at the return address what it held at the
- * call; C's registers are known only where its strategy recovered them (CFI: the psABI's
+ * went through, else the word it read when preserved registers address it (the word
+ * holding the target still: read-only, or a function's entry), else the read-only word at a
+ * fixed address it read (a GOT slot).  A preserved register of C holds at the return
+ * address what it held at the call; C's registers are known only where its strategy recovered them (CFI: the psABI's
  * callee-saved registers are the same value unless saved).  Returns true with *T and, in
  * HOW (LEN bytes), " through ..." for the note. */
 static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, const struct cst_call_site *site,
@@ -396,6 +398,24 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 		snprintf(how, len, " through %%%s", names[site->reg]);
 		return true;
 	}
+	uint64_t base, index = 0, w;
+	struct cst_func tf;
+	if (preserved(u, site->base_reg) && cst_reg_get(&c->regs, site->base_reg, &base) &&
+	    (site->index_reg < 0 || (preserved(u, site->index_reg) &&
+				     cst_reg_get(&c->regs, site->index_reg, &index)))) {
+		/* both registers hold at the return address what they held at the call: the
+		 * word it read is known; it holds the target still when the memory is read-only,
+		 * or when it holds a function's entry */
+		uint64_t slot = base + (uint64_t)site->disp +
+				(site->index_reg < 0 ? 0 : index * (uint64_t)site->scale);
+		if (cst_target_read_word(u->env->target, slot, u->env->arch->addr_size, &w) == 0 && w &&
+		    (cst_symbols_read_only(u->env->syms, slot) ||
+		     (cst_unwind_func(u, w, &tf) == 0 && tf.start == w))) {
+			*t = w;
+			snprintf(how, len, " through the word at 0x%" PRIx64, slot);
+			return true;
+		}
+	}
 	if (site->slot && cst_symbols_read_only(u->env->syms, site->slot) &&
 	    cst_target_read_word(u->env->target, site->slot, u->env->arch->addr_size, &v) == 0 && v) {
 		*t = v;
@@ -410,19 +430,19 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 #define MAX_INFER_CANDIDATES 4096
 #define MAX_INFER_BUDGET 16384
 
-/* The one path by which the address-taken functions of CALLEE's module reach it, as
- * infer_lost_tail_calls says, in *FOUND (found_len 0: none).  ps.callee is not kept. */
-static void infer_path(struct cst_unwind *u, const struct cst_func *callee, struct path_search *found)
+/* The one path by which one of the N functions at CAND (entry addresses, sorted or not)
+ * reaches CALLEE, in *FOUND (found_len 0: none): when exactly one of them reaches it, by
+ * exactly one path, every search complete, and CALLEE's function is not among them.
+ * ps.callee is not kept. */
+static void unique_path(struct cst_unwind *u, const struct cst_func *callee, const uint64_t *cand, size_t n,
+			struct path_search *found)
 {
-	const struct cst_addrtaken *set = callee->module ? cst_addrtaken_of(u, callee->module) : NULL;
-	if (!set || set->n > MAX_INFER_CANDIDATES || cst_addrtaken_has(set, callee->start))
-		return;
 	int candidates = 0;
 	unsigned budget = MAX_INFER_BUDGET;
 	struct path_search one = { .found_len = 0 };
-	for (size_t i = 0; i < set->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct cst_func af;
-		if (cst_unwind_func(u, set->addr[i], &af) < 0 || af.start != set->addr[i])
+		if (cst_unwind_func(u, cand[i], &af) < 0 || af.start != cand[i])
 			continue;
 		if (same_function(&af, callee))
 			return;                      /* the call may have entered the callee */
@@ -441,8 +461,61 @@ static void infer_path(struct cst_unwind *u, const struct cst_func *callee, stru
 	}
 }
 
+/* The one path by which the address-taken functions of CALLEE's module reach it, as
+ * infer_lost_tail_calls says, in *FOUND (found_len 0: none).  ps.callee is not kept. */
+static void infer_path(struct cst_unwind *u, const struct cst_func *callee, struct path_search *found)
+{
+	const struct cst_addrtaken *set = callee->module ? cst_addrtaken_of(u, callee->module) : NULL;
+	if (!set || set->n > MAX_INFER_CANDIDATES || cst_addrtaken_has(set, callee->start))
+		return;
+	unique_path(u, callee, set->addr, set->n, found);
+}
+
+/* Words of a table of function pointers read at most. */
+#define MAX_TABLE_WORDS 1024
+
+/* The indirect call SITE through disp(%base,%index,scale), returning to caller C, whose base
+ * register C still holds and whose index it does not: the word it read is one of the table
+ * that the base addresses, when a data object of the module (its symbol) covers that
+ * address and lies in read-only memory (its words are what they were at the call).  The
+ * table's words at the call's stride are its possible targets: those that are code must
+ * be functions' entries (a call through another word would have faulted).  Returns true with the one
+ * path of unique_path in *FOUND and the table's start in *TABLE. */
+static bool table_path(struct cst_unwind *u, const struct cst_frame *c, const struct cst_func *callee,
+		       const struct cst_call_site *site, struct path_search *found, uint64_t *table)
+{
+	unsigned w = u->env->arch->addr_size;
+	uint64_t base, start, size, words[MAX_TABLE_WORDS];
+	if (!preserved(u, site->base_reg) || !cst_reg_get(&c->regs, site->base_reg, &base) ||
+	    site->index_reg < 0 || site->scale < (int)w)
+		return false;
+	uint64_t at = base + (uint64_t)site->disp;
+	if (!cst_symbols_object(u->env->syms, at, &start, &size) || size / (uint64_t)site->scale > MAX_TABLE_WORDS ||
+	    !cst_symbols_read_only(u->env->syms, start) || !cst_symbols_read_only(u->env->syms, start + size - 1))
+		return false;
+	size_t n = 0;
+	uint64_t first = start + (at - start) % (uint64_t)site->scale;
+	for (uint64_t a = first; a + w <= start + size; a += (uint64_t)site->scale) {
+		uint64_t v;
+		struct cst_func tf;
+		if (cst_target_read_word(u->env->target, a, w, &v) < 0)
+			return false;
+		uint64_t lo, hi;
+		if (v == 0 || !cst_symbols_exec_range(u->env->syms, v, &lo, &hi))
+			continue;             /* not code: a call through it would have faulted */
+		if (cst_unwind_func(u, v, &tf) < 0 || tf.start != v)
+			return false;         /* code the search cannot follow */
+		words[n++] = v;
+	}
+	*found = (struct path_search){ .found_len = 0 };
+	unique_path(u, callee, words, n, found);
+	*table = start;
+	return found->found_len > 0;
+}
+
 /* The indirect call SITE that nothing names (NULL: the kernel's entry into a signal handler),
- * before callee F (function CALLEE): the function it entered is one whose address the
+ * returning to caller C, before callee F (function CALLEE): the function it entered is one
+ * of the read-only table the call indexed (table_path), else one whose address the
  * program takes (addrtaken.h).  When exactly
  * one address-taken function of the callee's module reaches the callee's function, by
  * exactly one path of tail jumps (every search complete: 8 deep, within its budget), and
@@ -450,16 +523,20 @@ static void infer_path(struct cst_unwind *u, const struct cst_func *callee, stru
  * path is queued, found by CST_FOUND_TAIL_INFERRED.  A function of another module that
  * tail-jumps into this one reaches an exported function, which is address-taken. */
 static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
-				  const struct cst_call_site *site)
+				  const struct cst_frame *c, const struct cst_call_site *site)
 {
-	struct cst_memo *memo = cst_addrtaken_results(u, sizeof(struct path_search));
-	const struct path_search *m = cst_memo_get(memo, callee->start);
 	struct path_search found = { .found_len = 0 };
-	if (m) {
-		found = *m;
-	} else {
-		infer_path(u, callee, &found);
-		cst_memo_put(memo, callee->start, &found);
+	uint64_t table = 0;
+	if (!site || !table_path(u, c, callee, site, &found, &table)) {
+		struct cst_memo *memo = cst_addrtaken_results(u, sizeof(struct path_search));
+		const struct path_search *m = cst_memo_get(memo, callee->start);
+		if (m) {
+			found = *m;
+		} else {
+			infer_path(u, callee, &found);
+			cst_memo_put(memo, callee->start, &found);
+		}
+		table = 0;
 	}
 	if (found.found_len == 0)
 		return;
@@ -469,6 +546,9 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 		s.pc = found.found_jumps[i];
 		if (i > 0)
 			snprintf(s.note, sizeof s.note, "reached and left by tail jumps (inferred)");
+		else if (site && table)
+			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through the table at 0x%" PRIx64
+				 ": the only entry that leads here", site->addr, table);
 		else if (site)
 			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through a pointer: the only "
 				 "address-taken function that leads here", site->addr);
@@ -486,20 +566,20 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 {
 	const struct cst_arch *a = u->env->arch;
 	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
-		infer_lost_tail_calls(u, f, callee, NULL);   /* F runs in a signal handler */
+		infer_lost_tail_calls(u, f, callee, c, NULL);   /* F runs in a signal handler */
 		return;
 	}
 	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
-	struct cst_call_site site;
+	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
 	if (a->call_before(u, caller, c->pc, &site) < 0)
 		return;
 	char how[48] = "";
 	uint64_t t = site.target;
 	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how)) {
-		infer_lost_tail_calls(u, f, callee, &site);
+		infer_lost_tail_calls(u, f, callee, c, &site);
 		return;
 	}
 	t = through_stubs(u, t);

@@ -16,10 +16,12 @@
  * frame is recorded in it (found_by).  After each real caller is found, the call instruction
  * before its return address is decoded: a call to a function other than the callee's (a
  * direct call, or an indirect one whose target a DWARF call-site record, a callee-saved
- * register or a read-only slot names) means the target tail-called away; the functions on
- * the tail-call path are handed out as frames of their own, marked CST_MARK_LOST_TAIL_CALL.
- * Behind an indirect call that nothing names, the path may be inferred from the functions
- * whose address the module takes (addrtaken.h; CST_FOUND_TAIL_INFERRED).  The caller of an innermost frame
+ * register, a word that callee-saved registers address or a read-only slot names) means
+ * the target tail-called away; the functions on the tail-call path are handed out as
+ * frames of their own, marked CST_MARK_LOST_TAIL_CALL.  Behind an indirect call that
+ * nothing names, the path may be inferred from the entries of the read-only table it
+ * indexed, else from the functions whose address the module takes (addrtaken.h;
+ * CST_FOUND_TAIL_INFERRED).  The caller of an innermost frame
  * whose function had no frame record at its pc (leaf, prologue, epilogue) is marked
  * CST_MARK_RECOVERED_CALLER: a frame-pointer walk skips it. */
 #ifndef CST_UNWIND_H

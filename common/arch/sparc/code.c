@@ -24,6 +24,7 @@
 #include "unwind.h"
 
 #include <capstone.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -480,6 +481,54 @@ int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint6
 		return 0;
 	}
 	return -CST_E_DECODE;
+}
+
+int cst_sparc_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			     void (*add)(void *arg, uint64_t v), void *arg)
+{
+	enum { CHUNK = 65536 };
+	uint64_t bias;
+	Elf *elf = u->env->syms ? cst_symbols_module_elf(u->env->syms, lo, &bias) : NULL;
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != ET_EXEC || hi > (1ull << 32))
+		return -CST_E_DECODE;
+	uint8_t *buf = malloc(CHUNK);
+	if (!buf)
+		return -CST_E_NOMEM;
+	/* the high part each register was last given by a sethi (a register another
+	 * instruction writes keeps it: a value too many only widens the set) */
+	uint64_t high[32];
+	bool set[32] = { false };
+	int rc = 0;
+	lo &= ~3ull;
+	for (uint64_t a = lo; a < hi && rc == 0; a += CHUNK) {
+		size_t len = hi - a < CHUNK ? (size_t)(hi - a) & ~(size_t)3 : CHUNK;
+		if (len == 0)
+			break;
+		if (cst_target_read(u->env->target, a, buf, len) < 0) {
+			rc = -CST_E_MEMORY;
+			break;
+		}
+		for (size_t i = 0; i + 4 <= len; i += 4) {
+			uint32_t w = (uint32_t)buf[i] << 24 | (uint32_t)buf[i + 1] << 16 |
+				     (uint32_t)buf[i + 2] << 8 | buf[i + 3];
+			unsigned op = w >> 30, rd = w >> 25 & 31, op2 = w >> 22 & 7, op3 = w >> 19 & 63;
+			unsigned rs1 = w >> 14 & 31;
+			if (op == 0 && op2 == 4 && rd != 0) {          /* SETHI imm22, rd */
+				high[rd] = (uint64_t)(w & 0x3fffff) << 10;
+				set[rd] = true;
+				add(arg, high[rd]);
+			} else if (op == 2 && (w >> 13 & 1) && set[rs1] &&
+				   (op3 == 0x00 || op3 == 0x02 || op3 == 0x03)) {   /* ADD, OR, XOR simm13 */
+				int64_t simm = (int64_t)(w & 0x1fff) - ((w & 0x1000) ? 0x2000 : 0);
+				uint64_t v = op3 == 0x00 ? high[rs1] + (uint64_t)simm :
+					     op3 == 0x02 ? high[rs1] | (uint64_t)simm : high[rs1] ^ (uint64_t)simm;
+				add(arg, v & 0xffffffffull);
+			}
+		}
+	}
+	free(buf);
+	return rc;
 }
 
 /* Tail calls as gcc emits them: `call T` with `restore` in its delay slot (after `save`);

@@ -384,6 +384,7 @@ _Static_assert(SPARC_NREGS == 32, "gdb_regs64 lists the 32 integer registers");
 		.signal_frame = is_signal_frame,                            \
 		.call_before = cst_sparc_call_before,                       \
 		.tail_targets = cst_sparc_tail_targets,                     \
+		.code_addresses = cst_sparc_code_addresses,                 \
 		.resolve_stub = cst_sparc_resolve_stub,                     \
 		.guess_func = cst_sparc_guess_func,                         \
 		.cache_free = cst_sparc_cache_free,                         \

@@ -69,6 +69,13 @@ int cst_sparc_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *f
 /* Hooks of arch/sparc/code.c (see arch.h for their contracts). */
 int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
 			  struct cst_call_site *site);
+/* The arch table's code_addresses (contract in arch.h): the addresses `sethi %hi(X), r`
+ * and an `or`/`add`/`xor` of r with %lo(X) build, the medlow code model of a position-
+ * dependent executable (SPARC V9 manual, Appendix G, "set").  Code that is not such an
+ * executable's (a shared object or PIE computes addresses from its GOT pointer), or above
+ * 4 GiB, cannot be told: -CST_E_DECODE. */
+int cst_sparc_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
+			     void (*add)(void *arg, uint64_t v), void *arg);
 int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			   uint64_t *jumps, int max);
 int cst_sparc_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);

@@ -13,6 +13,9 @@
  *		pop  %rbp          h = 16, rbp = caller's again
  *		ret                h = 8                          (return address at [rsp])
  *
+ * The preserved registers rbx and r12-r15 (x86-64 psABI 3.2.1) hold the caller's values
+ * wherever no path from the entry has written them (the row's same-value rule).
+ *
  * Where paths join, a height or a place of the caller's rbp on which they disagree becomes
  * unknown, and the analysis cannot answer there (unless the frame record still gives the
  * CFA): the unwinder then tries its next strategy rather than trusting one path. */
@@ -28,6 +31,7 @@
 static struct xstate transfer(struct xstate s, const struct xinsn *x)
 {
 	bool hk = s.h != H_UNKNOWN;
+	s.written |= x->writes;
 	switch (x->kind) {
 	case K_PUSH_FP:
 		if (hk)
@@ -140,10 +144,17 @@ static bool merge(void *dst, const void *src)
 {
 	struct xstate *d = dst, m = *d;
 	const struct xstate *s = src;
-	if (s->strength < d->strength)
-		return false;
+	/* the preserved registers written on any path, whatever its strength */
+	uint16_t written = d->written | s->written;
+	if (s->strength < d->strength) {
+		if (written == d->written)
+			return false;
+		d->written = written;
+		return true;
+	}
 	if (s->strength > d->strength) {
 		*d = *s;
+		d->written = written;
 		return true;
 	}
 	if (m.h != s->h)
@@ -156,7 +167,8 @@ static bool merge(void *dst, const void *src)
 		m.fp = F_SAVED;
 	else
 		m.fp = F_UNKNOWN;
-	if (m.h == d->h && m.fp == d->fp)
+	m.written = written;
+	if (m.h == d->h && m.fp == d->fp && m.written == d->written)
 		return false;
 	*d = m;
 	return true;
@@ -217,5 +229,9 @@ int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	else if (s->fp != F_LOST)
 		row->reg[RBP] = (struct cst_rule){ .kind = CST_RULE_OFFSET, .n = -(int64_t)s->save_off };
 	row->frame_record = s->fp == F_FRAME && s->rbp_off == 16 && s->save_off == 16;
+	/* a preserved register no path from the entry wrote holds the caller's value */
+	for (int r = RBX; r <= 15; r++)
+		if ((r == RBX || r >= 12) && !(s->written >> r & 1))
+			row->reg[r].kind = CST_RULE_SAME;
 	return 0;
 }

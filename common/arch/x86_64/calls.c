@@ -23,6 +23,12 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 			site->target = x->target;
 			site->reg = x->kind == K_CALL_IND && x->call_reg ? x->call_reg : -1;
 			site->slot = x->kind == K_CALL_IND ? x->target : 0;
+			if (x->kind == K_CALL_IND && x->mem_base) {
+				site->base_reg = x->mem_base - 1;
+				site->index_reg = x->mem_index - 1;
+				site->scale = x->mem_scale;
+				site->disp = x->imm;
+			}
 			return 0;
 		}
 		if (k && ra <= k->end)

@@ -47,6 +47,43 @@ struct cache *cst_x86_64_cache(struct cst_unwind *u)
 	return c;
 }
 
+/* The DWARF number of 64-bit register R (x86-64 psABI 3.6.2, figure 3.36), -1 for others. */
+static int dwarf_reg(x86_reg r)
+{
+	static const x86_reg gpr[16] = {
+		X86_REG_RAX, X86_REG_RDX, X86_REG_RCX, X86_REG_RBX, X86_REG_RSI, X86_REG_RDI,
+		X86_REG_RBP, X86_REG_RSP, X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
+		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
+	for (int i = 0; i < 16; i++)
+		if (gpr[i] == r)
+			return i;
+	return -1;
+}
+
+/* The preserved registers other than rbp (x86-64 psABI 3.2.1: rbx, r12-r15) that IN
+ * writes in any width, bit N for DWARF number N. */
+static uint16_t preserved_written(csh cs, const cs_insn *in)
+{
+	static const struct { x86_reg r; int dwarf; } alias[] = {
+		{ X86_REG_RBX, 3 }, { X86_REG_EBX, 3 }, { X86_REG_BX, 3 }, { X86_REG_BL, 3 }, { X86_REG_BH, 3 },
+		{ X86_REG_R12, 12 }, { X86_REG_R12D, 12 }, { X86_REG_R12W, 12 }, { X86_REG_R12B, 12 },
+		{ X86_REG_R13, 13 }, { X86_REG_R13D, 13 }, { X86_REG_R13W, 13 }, { X86_REG_R13B, 13 },
+		{ X86_REG_R14, 14 }, { X86_REG_R14D, 14 }, { X86_REG_R14W, 14 }, { X86_REG_R14B, 14 },
+		{ X86_REG_R15, 15 }, { X86_REG_R15D, 15 }, { X86_REG_R15W, 15 }, { X86_REG_R15B, 15 },
+	};
+	cs_regs rd, wr;
+	uint8_t nr, nw;
+	uint16_t m = 0;
+	if (cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
+		return 1u << 3 | 0xf000;              /* not known: all of them */
+	for (int i = 0; i < nw; i++)
+		for (size_t k = 0; k < sizeof alias / sizeof alias[0]; k++)
+			if (wr[i] == alias[k].r)
+				m |= (uint16_t)(1u << alias[k].dwarf);
+	return m;
+}
+
 static bool writes_reg(csh cs, const cs_insn *in, x86_reg reg)
 {
 	cs_regs rd, wr;
@@ -67,6 +104,8 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 	bool o0_rsp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RSP;
 	bool o0_rbp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RBP;
 	x->kind = K_OTHER;
+	if (in->id != X86_INS_CALL)
+		x->writes = preserved_written(cs, in);
 	switch (in->id) {
 	case X86_INS_PUSH:
 		x->kind = o0_rbp ? K_PUSH_FP : K_PUSH;
@@ -129,6 +168,14 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 			if (o0 && o0->type == X86_OP_MEM && o0->mem.base == X86_REG_RIP &&
 			    o0->mem.index == X86_REG_INVALID)
 				x->target = in->address + in->size + (uint64_t)o0->mem.disp;
+			/* call *disp(%base,%index,scale): a table of function pointers */
+			if (o0 && o0->type == X86_OP_MEM && dwarf_reg(o0->mem.base) >= 0 &&
+			    o0->mem.segment == X86_REG_INVALID) {
+				x->mem_base = (uint8_t)(dwarf_reg(o0->mem.base) + 1);
+				x->mem_index = (uint8_t)(dwarf_reg(o0->mem.index) + 1);
+				x->mem_scale = (uint8_t)o0->mem.scale;
+				x->imm = o0->mem.disp;
+			}
 			if (o0 && o0->type == X86_OP_REG)
 				switch (o0->reg) {         /* DWARF numbers: psABI 3.6.2, table 3.36 */
 				case X86_REG_RBX: x->call_reg = 3; break;

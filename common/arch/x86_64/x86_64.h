@@ -35,6 +35,12 @@ struct xinsn {
 	uint8_t size, kind;
 	uint8_t call_reg;       /* K_CALL_IND through a register the callee preserves (x86-64
 				 * psABI 3.2.1: rbx, rbp, r12-r15): its DWARF number; else 0 */
+	uint16_t writes;        /* the preserved registers other than rbp (rbx, r12-r15) the
+				 * instruction writes, bit N for DWARF number N; a call's callee
+				 * restores them (x86-64 psABI 3.2.1) */
+	uint8_t mem_base, mem_index, mem_scale;  /* K_CALL_IND through memory addressed by
+				 * registers (not %rip): their DWARF numbers plus 1 (0: absent)
+				 * and the scale; the displacement is in imm */
 };
 
 #define H_UNKNOWN INT32_MIN
@@ -46,6 +52,8 @@ struct xstate {
 	int32_t h;              /* CFA - rsp in bytes, or H_UNKNOWN */
 	int16_t save_off;       /* caller's rbp saved at CFA - save_off (F_SAVED, F_FRAME) */
 	int16_t rbp_off;        /* rbp = CFA - rbp_off (F_FRAME) */
+	uint16_t written;       /* preserved registers (rbx, r12-r15; bit N for DWARF number N)
+				 * some path from the entry wrote: the others hold the caller's */
 	uint8_t fp;             /* enum fp_state */
 	uint8_t strength;       /* 1 reached only through a call's fall-through (the callee may
 				 * not return), 2 reached otherwise: a strong state replaces a
