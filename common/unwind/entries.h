@@ -9,12 +9,16 @@
  *   - candidates: code addresses taken by instructions (loaded into a register), words of
  *     the module's data sections that point into the segment (function-pointer tables, as
  *     relocated in the target's memory, so relocations are applied), and prologue shapes
- *     after a transfer or padding.  A candidate that is not an instruction boundary, or that
- *     a direct jump of the code around it crosses (a jump from one side of it to the other
- *     that no certain entry separates: the candidate is a label inside a function, such as
- *     a switch's case in a jump table), is no entry;
+ *     after a transfer or padding.  A candidate that is not an instruction boundary is no
+ *     entry.  A candidate both taken (by an instruction or a data word) and prologue-shaped
+ *     is an entry, like a certain one.  Any other candidate that a direct jump of the code
+ *     around it crosses (a jump from one side of it to the other that no entry separates and
+ *     whose target is no entry or candidate: the candidate is a label inside a function,
+ *     such as a switch's case in a jump table) is no entry while the jump stays unexplained;
  *   - then, round by round, the targets of direct jumps that leave the function holding the
- *     jump (tail calls to functions never called directly), crossed ones excepted;
+ *     jump (tail calls to functions never called directly), crossed ones excepted; the
+ *     candidates these entries separate from the jumps that crossed them are entries too,
+ *     and the rounds go on until they add nothing;
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
  *     (a function whose address was not seen): an entry whose function's bounds are
  *     uncertain (cst_func.uncertain).
@@ -84,9 +88,10 @@ struct cst_entries;
 
 /* Bounds of the function containing target address ADDR in its module's executable
  * segment, from the segment's table (built with OPS and CTX on first use, kept in *CACHE):
- * sets FN's start, end and uncertain (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
- * segment covers ADDR, the segment is larger than CST_ENTRIES_MAX_SEGMENT_BYTES, more than
- * CST_ENTRIES_MAX_TABLES segments are kept already, or no entry lies below ADDR. */
+ * sets FN's start, end, uncertain and module (no name).  Returns 0, or -CST_E_NO_FUNC when
+ * no module or segment covers ADDR, the segment is larger than
+ * CST_ENTRIES_MAX_SEGMENT_BYTES, more than CST_ENTRIES_MAX_TABLES segments are kept
+ * already, or no entry lies below ADDR. */
 int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const struct cst_entries_ops *ops,
 		     void *ctx, uint64_t addr, struct cst_func *fn);
 
