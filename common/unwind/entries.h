@@ -18,7 +18,11 @@
  *   - then, round by round, the targets of direct jumps that leave the function holding the
  *     jump (tail calls to functions never called directly), crossed ones excepted; the
  *     candidates these entries separate from the jumps that crossed them are entries too,
- *     and the rounds go on until they add nothing;
+ *     and so is a crossed candidate taken by an instruction or a data word that follows a
+ *     transfer (and padding), that no direct jump reaches, in a function without an
+ *     indirect jump (when the architecture says which jumps are indirect): a label inside a
+ *     function whose address is taken is the target of such a jump; the rounds go on until
+ *     they add nothing;
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
  *     (a function whose address was not seen): an entry whose function's bounds are
  *     uncertain (cst_func.uncertain).
@@ -54,6 +58,8 @@ struct cst_entry_insn {
 	bool padding;           /* fills space between functions (nop, int3) */
 	bool prologue;          /* a function's first instruction by its shape, when it
 				 * follows a barrier or padding */
+	bool indirect_jump;     /* a jump through a register or memory (a jump table's, a
+				 * computed goto's), when the ops say indirect_jumps */
 };
 
 #define CST_ENTRIES_MAX_TABLES 64              /* segments kept */
@@ -70,6 +76,7 @@ struct cst_entries_ops {
 					 * bytes below it (0: no limit) */
 	bool gap_needs_padding;         /* code after a barrier begins a function only after
 					 * padding (x86-64 aligns functions; SPARC packs them) */
+	bool indirect_jumps;            /* decode says which jumps are indirect */
 
 	/* Called around the decoding of a segment (may be NULL): BEGIN returns false when
 	 * nothing can be decoded. */
