@@ -104,7 +104,10 @@ static size_t func_of(const struct cst_entries *e, const struct cst_entries_ops 
 /* What the decoding of a segment collects. */
 struct scan {
 	struct vec certain;     /* call targets, .dynsym, the ELF entry point */
-	struct vec cands;       /* addresses taken, data words, prologue shapes */
+	struct vec cands;       /* addresses taken, data words */
+	struct vec taken;       /* the same, kept when prologue shapes join cands */
+	struct vec prologues;   /* prologue shapes after a barrier or padding */
+	struct vec indirect;    /* indirect jumps, sorted */
 	struct vec gaps;        /* code after a barrier (and padding) */
 	struct vec jumps;       /* pairs: a direct jump's address, its target */
 	struct vec jtargets;    /* the jumps' targets, sorted */
@@ -287,11 +290,13 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 		size_t bit = (size_t)(at - e->lo) / ops->unit;
 		s->boundary[bit / 8] |= (uint8_t)(1u << bit % 8);
 		if (!in.padding) {
-			if (in.prologue && (prev_barrier || prev_pad) && !push(&s->cands, at))
+			if (in.prologue && (prev_barrier || prev_pad) && !push(&s->prologues, at))
 				return;
 			if ((pad_run || (prev_barrier && !ops->gap_needs_padding)) && !push(&s->gaps, at))
 				return;
 		}
+		if (in.indirect_jump && ops->indirect_jumps && !push(&s->indirect, at))
+			return;
 		pad_run = in.padding && (pad_run || prev_barrier);
 		prev_barrier = in.barrier;
 		prev_pad = in.padding;
@@ -357,6 +362,77 @@ static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e
 	free(found.v);
 }
 
+/* Appends to ALL (sorted) the candidates of TAKEN (sorted: addresses taken, data words) that
+ * SHAPES (sorted: prologue shapes) also holds, sorted and unique after: two sources that
+ * agree, an entry that a jump crossing it does not disprove (that jump is a tail call, to a
+ * function not called directly).  Returns false when out of memory. */
+static bool strong(struct vec *all, const struct vec *taken, const struct vec *shapes)
+{
+	bool ok = true;
+	for (size_t i = 0; i < taken->n && ok; i++)
+		if (in_sorted(shapes->v, shapes->n, taken->v[i]))
+			ok = push(all, taken->v[i]);
+	sort_unique(all);
+	return ok;
+}
+
+/* Appends to KEPT the candidates of CROSSED (sorted) that S->taken holds, that follow a
+ * transfer (S->gaps, sorted), that no direct jump reaches, and whose function in E holds no
+ * indirect jump: without one, nothing in the function goes to a label by its address, so
+ * the address taken is a function's.  KEPT is sorted after.  Returns false when out of
+ * memory. */
+static bool taken_apart(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
+			const struct vec *crossed, struct vec *kept)
+{
+	bool ok = true;
+	for (size_t i = 0; i < crossed->n && ok && ops->indirect_jumps; i++) {
+		uint64_t c = crossed->v[i];
+		if (in_sorted(kept->v, kept->n, c) || !in_sorted(s->taken.v, s->taken.n, c) ||
+		    !in_sorted(s->gaps.v, s->gaps.n, c) || in_sorted(s->jtargets.v, s->jtargets.n, c))
+			continue;
+		size_t k = func_of(e, ops, c);
+		uint64_t fstart = k ? e->starts[k - 1] : e->lo, fend = k < e->n ? e->starts[k] : e->hi;
+		size_t j = cst_upper_bound(s->indirect.v, s->indirect.n, fstart - 1);
+		if (k && (j == s->indirect.n || s->indirect.v[j] >= fend))
+			ok = push(kept, c);
+	}
+	sort_unique(kept);
+	return ok;
+}
+
+/* Adds to E's entries the candidates of S->cands (sorted) that no jump crosses, then the
+ * targets of jumps leaving their function (jump_rounds), and again the candidates that the
+ * entries found since separate from the jumps that crossed them (or taken_apart keeps),
+ * until a round adds none. */
+static void add_uncrossed(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s)
+{
+	struct vec rest = { 0 }, targets = { 0 }, crossed = { 0 };
+	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
+		struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
+		rest.n = targets.n = crossed.n = 0;
+		if (!merge(&rest, &s->cands))
+			break;
+		drop_known(&rest, &known);
+		if (!merge(&targets, &known) || !merge(&targets, &rest) || !merge(&crossed, &rest))
+			break;
+		drop_crossed(s, &rest, &known, &targets);
+		if (!taken_apart(ops, e, s, &crossed, &rest))
+			break;
+		if (round > 0 && rest.n == 0)
+			break;
+		bool ok = rest.n == 0 || merge(&known, &rest);
+		e->starts = known.v;  /* merge may have moved it, even when it failed */
+		e->n = known.n;
+		e->cap = known.cap;
+		if (!ok)
+			break;
+		jump_rounds(ops, e, s);
+	}
+	free(rest.v);
+	free(targets.v);
+	free(crossed.v);
+}
+
 /* Decodes the segment and collects its entries (entries.h). */
 static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void *ctx, struct cst_entries *e)
 {
@@ -379,22 +455,24 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 	if (ops->end)
 		ops->end(ctx);
 
-	/* certain entries, then the candidates no jump crosses */
+	/* certain entries and the candidates that are taken and prologue-shaped, then the
+	 * other candidates no jump crosses */
 	sort_unique(&s.certain);
 	sort_unique(&s.jtargets);
 	keep_boundaries(ops, e, &s, &s.cands);
+	keep_boundaries(ops, e, &s, &s.prologues);
 	drop_known(&s.cands, &s.certain);
-	struct vec targets = { 0 }, all = { 0 };
-	if (!merge(&targets, &s.certain) || !merge(&targets, &s.cands))
-		goto done;
-	drop_crossed(&s, &s.cands, &s.certain, &targets);
-	if (!merge(&all, &s.certain) || !merge(&all, &s.cands))
+	drop_known(&s.prologues, &s.certain);
+	sort_unique(&s.gaps);
+	struct vec all = { 0 };
+	if (!merge(&all, &s.certain) || !strong(&all, &s.cands, &s.prologues) || !merge(&s.taken, &s.cands) ||
+	    !merge(&s.cands, &s.prologues))
 		goto done;
 	e->starts = all.v;
 	e->n = all.n;
 	e->cap = all.cap;
 	all.v = NULL;
-	jump_rounds(ops, e, &s);
+	add_uncrossed(ops, e, &s);
 
 	/* code after a barrier that no jump reaches or crosses: a function of uncertain bounds */
 	struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
@@ -415,11 +493,13 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 		s.gaps.v = NULL;
 	}
 done:
-	free(targets.v);
 	free(all.v);
 out:
 	free(s.certain.v);
 	free(s.cands.v);
+	free(s.prologues.v);
+	free(s.taken.v);
+	free(s.indirect.v);
 	free(s.gaps.v);
 	free(s.jumps.v);
 	free(s.jtargets.v);
@@ -454,5 +534,6 @@ int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const str
 	fn->start = e->starts[k - 1];
 	fn->end = k < e->n ? e->starts[k] : hi;
 	fn->uncertain = in_sorted(e->uncertain, e->nuncertain, fn->start);
+	fn->module = dwfl_addrmodule(cst_symbols_dwfl(u->env->syms), addr);
 	return 0;
 }

@@ -9,12 +9,20 @@
  *   - candidates: code addresses taken by instructions (loaded into a register), words of
  *     the module's data sections that point into the segment (function-pointer tables, as
  *     relocated in the target's memory, so relocations are applied), and prologue shapes
- *     after a transfer or padding.  A candidate that is not an instruction boundary, or that
- *     a direct jump of the code around it crosses (a jump from one side of it to the other
- *     that no certain entry separates: the candidate is a label inside a function, such as
- *     a switch's case in a jump table), is no entry;
+ *     after a transfer or padding.  A candidate that is not an instruction boundary is no
+ *     entry.  A candidate both taken (by an instruction or a data word) and prologue-shaped
+ *     is an entry, like a certain one.  Any other candidate that a direct jump of the code
+ *     around it crosses (a jump from one side of it to the other that no entry separates and
+ *     whose target is no entry or candidate: the candidate is a label inside a function,
+ *     such as a switch's case in a jump table) is no entry while the jump stays unexplained;
  *   - then, round by round, the targets of direct jumps that leave the function holding the
- *     jump (tail calls to functions never called directly), crossed ones excepted;
+ *     jump (tail calls to functions never called directly), crossed ones excepted; the
+ *     candidates these entries separate from the jumps that crossed them are entries too,
+ *     and so is a crossed candidate taken by an instruction or a data word that follows a
+ *     transfer (and padding), that no direct jump reaches, in a function without an
+ *     indirect jump (when the architecture says which jumps are indirect): a label inside a
+ *     function whose address is taken is the target of such a jump; the rounds go on until
+ *     they add nothing;
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
  *     (a function whose address was not seen): an entry whose function's bounds are
  *     uncertain (cst_func.uncertain).
@@ -50,6 +58,8 @@ struct cst_entry_insn {
 	bool padding;           /* fills space between functions (nop, int3) */
 	bool prologue;          /* a function's first instruction by its shape, when it
 				 * follows a barrier or padding */
+	bool indirect_jump;     /* a jump through a register or memory (a jump table's, a
+				 * computed goto's), when the ops say indirect_jumps */
 };
 
 #define CST_ENTRIES_MAX_TABLES 64              /* segments kept */
@@ -66,6 +76,7 @@ struct cst_entries_ops {
 					 * bytes below it (0: no limit) */
 	bool gap_needs_padding;         /* code after a barrier begins a function only after
 					 * padding (x86-64 aligns functions; SPARC packs them) */
+	bool indirect_jumps;            /* decode says which jumps are indirect */
 
 	/* Called around the decoding of a segment (may be NULL): BEGIN returns false when
 	 * nothing can be decoded. */
@@ -84,9 +95,10 @@ struct cst_entries;
 
 /* Bounds of the function containing target address ADDR in its module's executable
  * segment, from the segment's table (built with OPS and CTX on first use, kept in *CACHE):
- * sets FN's start, end and uncertain (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
- * segment covers ADDR, the segment is larger than CST_ENTRIES_MAX_SEGMENT_BYTES, more than
- * CST_ENTRIES_MAX_TABLES segments are kept already, or no entry lies below ADDR. */
+ * sets FN's start, end, uncertain and module (no name).  Returns 0, or -CST_E_NO_FUNC when
+ * no module or segment covers ADDR, the segment is larger than
+ * CST_ENTRIES_MAX_SEGMENT_BYTES, more than CST_ENTRIES_MAX_TABLES segments are kept
+ * already, or no entry lies below ADDR. */
 int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const struct cst_entries_ops *ops,
 		     void *ctx, uint64_t addr, struct cst_func *fn);
 

@@ -2,7 +2,7 @@
  * unwind/entries.h.  Entries are the targets of direct calls (e8 rel32); code addresses are
  * taken by RIP-relative lea (main in _start, callbacks) and, in code linked at a fixed
  * address, by mov of a 32-bit immediate; direct jumps (jmp and jcc, rel8 and rel32) may
- * leave their function (tail calls).  gcc aligns functions with nop or int3 padding after
+ * leave their function (tail calls); any other jmp is indirect.  gcc aligns functions with nop or int3 padding after
  * the previous function's ret or jmp; a function's first instruction has the shape of
  * endbr64 or of push %rbp; mov %rsp,%rbp.  Encodings: Intel SDM vol. 2, CALL, JMP, Jcc,
  * LEA, MOV, ENDBR64. */
@@ -58,6 +58,7 @@ static size_t decode(void *ctx, const uint8_t *p, size_t left, uint64_t addr, st
 		       in->id == X86_INS_HLT;
 	out->padding = in->id == X86_INS_NOP || in->id == X86_INS_INT3;
 	out->prologue = prologue_shape(start, avail);
+	out->indirect_jump = in->id == X86_INS_JMP && b[0] != 0xe9 && b[0] != 0xeb;
 	out->ref = CST_REF_JUMP;
 	if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8) {
 		out->ref = CST_REF_ENTRY;
@@ -90,6 +91,7 @@ static const struct cst_entries_ops entries_ops = {
 	.unit = 1,
 	.fill = 0xcc,           /* int3 */
 	.gap_needs_padding = true,
+	.indirect_jumps = true,
 	.begin = begin,
 	.end = end,
 	.decode = decode,
