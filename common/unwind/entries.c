@@ -323,8 +323,10 @@ static void keep_boundaries(const struct cst_entries_ops *ops, const struct cst_
 
 /* The targets of jumps that leave the function holding them, round by round: the entries a
  * round finds are looked up only from the next round on, so that every lookup sees a
- * sorted table. */
-static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s)
+ * sorted table.  A jump to one of LANDINGS (sorted) may be a tail call too: it crosses
+ * nothing. */
+static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s,
+			const struct vec *landings)
 {
 	struct vec found = { 0 };
 	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
@@ -341,7 +343,7 @@ static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e
 		struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
 		drop_known(&found, &known);
 		struct vec targets = { 0 };
-		if (!merge(&targets, &known) || !merge(&targets, &found)) {
+		if (!merge(&targets, &known) || !merge(&targets, &found) || !merge(&targets, landings)) {
 			free(targets.v);
 			break;
 		}
@@ -394,7 +396,18 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 	e->n = all.n;
 	e->cap = all.cap;
 	all.v = NULL;
-	jump_rounds(ops, e, &s);
+	/* Landings: jump targets after a barrier that nothing below them reaches or crosses and
+	 * no jump from above passes.  Code there is entered only by backward jumps, as a
+	 * function tail-called from a function placed after it is (a leaf tail chain laid out
+	 * callee first: the chain's middle jumps back across its own entry). */
+	struct vec landings = { 0 }, known0 = { .v = e->starts, .n = e->n, .cap = e->cap };
+	for (size_t i = 0; i < s.gaps.n; i++)
+		if (in_sorted(s.jtargets.v, s.jtargets.n, s.gaps.v[i]) && !push(&landings, s.gaps.v[i]))
+			landings.n = 0;
+	sort_unique(&landings);
+	drop_crossed(&s, &landings, &known0, &(struct vec){ 0 });
+	jump_rounds(ops, e, &s, &landings);
+	free(landings.v);
 
 	/* code after a barrier that no jump reaches or crosses: a function of uncertain bounds */
 	struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
