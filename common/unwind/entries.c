@@ -19,6 +19,9 @@ struct cst_entries {            /* the table of one segment */
 	size_t n, cap;
 	uint64_t *uncertain;    /* sorted: the starts whose function's bounds are uncertain */
 	size_t nuncertain;
+	uint64_t *falls_in;     /* sorted: the starts, not certain, that the code before them
+				 * runs on into (no transfer or padding between) */
+	size_t nfalls_in;
 	struct cst_entries *next;
 };
 
@@ -33,6 +36,7 @@ void cst_entries_free(struct cst_entries *e)
 		struct cst_entries *next = e->next;
 		free(e->starts);
 		free(e->uncertain);
+		free(e->falls_in);
 		free(e);
 		e = next;
 	}
@@ -109,6 +113,8 @@ struct scan {
 	struct vec jumps;       /* pairs: a direct jump's address, its target */
 	struct vec jtargets;    /* the jumps' targets, sorted */
 	uint8_t *boundary;      /* a bit per unit: an instruction starts there */
+	uint8_t *fallen;        /* a bit per unit: the instruction there follows one that is
+				 * no transfer and no padding */
 	uint64_t code_lo[MAX_CODE_SECTIONS], code_hi[MAX_CODE_SECTIONS];
 	int ncode;              /* executable sections in the segment; 0: all of it is code */
 };
@@ -286,6 +292,8 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 		off += size;
 		size_t bit = (size_t)(at - e->lo) / ops->unit;
 		s->boundary[bit / 8] |= (uint8_t)(1u << bit % 8);
+		if (!prev_barrier && !prev_pad)
+			s->fallen[bit / 8] |= (uint8_t)(1u << bit % 8);
 		if (!in.padding) {
 			if (in.prologue && (prev_barrier || prev_pad) && !push(&s->cands, at))
 				return;
@@ -364,8 +372,8 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 {
 	size_t len = (size_t)(e->hi - e->lo);
 	uint8_t *buf = malloc(len ? len : 1);
-	struct scan s = { .boundary = calloc(len / ops->unit / 8 + 1, 1) };
-	if (!buf || !s.boundary)
+	struct scan s = { .boundary = calloc(len / ops->unit / 8 + 1, 1), .fallen = calloc(len / ops->unit / 8 + 1, 1) };
+	if (!buf || !s.boundary || !s.fallen)
 		goto out;
 	if (ops->segment_start && len >= ops->unit && !push(&s.certain, e->lo))
 		goto out;
@@ -427,6 +435,17 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 		e->nuncertain = s.gaps.n;
 		s.gaps.v = NULL;
 	}
+
+	/* the starts that code falls into: a function there may be a piece of the one below */
+	struct vec falls = { 0 };
+	for (size_t i = 0; i < e->n; i++) {
+		size_t bit = (size_t)(e->starts[i] - e->lo) / ops->unit;
+		if ((s.fallen[bit / 8] >> bit % 8 & 1) && !in_sorted(s.certain.v, s.certain.n, e->starts[i]) &&
+		    !push(&falls, e->starts[i]))
+			break;
+	}
+	e->falls_in = falls.v;
+	e->nfalls_in = falls.n;
 done:
 	free(targets.v);
 	free(all.v);
@@ -437,6 +456,7 @@ out:
 	free(s.jumps.v);
 	free(s.jtargets.v);
 	free(s.boundary);
+	free(s.fallen);
 	free(buf);
 }
 
@@ -467,5 +487,6 @@ int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const str
 	fn->start = e->starts[k - 1];
 	fn->end = k < e->n ? e->starts[k] : hi;
 	fn->uncertain = in_sorted(e->uncertain, e->nuncertain, fn->start);
+	fn->falls_in = in_sorted(e->falls_in, e->nfalls_in, fn->start);
 	return 0;
 }

@@ -18,7 +18,11 @@
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
  *     (a function whose address was not seen): an entry whose function's bounds are
  *     uncertain (cst_func.uncertain).
- * A function ends at the next entry.  The architecture's part is a hook that decodes one
+ * A function ends at the next entry.  An entry that is not certain and that the code before
+ * it runs on into (no transfer or padding between) is said to be fallen into
+ * (cst_func.falls_in): its function may be a piece of the one below, which the unwinder
+ * never inserts as a lost tail call below a frame of the other (unwind.c).  The
+ * architecture's part is a hook that decodes one
  * instruction and says what it refers to.
  *
  * It sits in unwind/ beside the decoded-function cache (fncache.h): like it, it knows no
@@ -84,7 +88,7 @@ struct cst_entries;
 
 /* Bounds of the function containing target address ADDR in its module's executable
  * segment, from the segment's table (built with OPS and CTX on first use, kept in *CACHE):
- * sets FN's start, end and uncertain (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
+ * sets FN's start, end, uncertain and falls_in (no name).  Returns 0, or -CST_E_NO_FUNC when no module or
  * segment covers ADDR, the segment is larger than CST_ENTRIES_MAX_SEGMENT_BYTES, more than
  * CST_ENTRIES_MAX_TABLES segments are kept already, or no entry lies below ADDR. */
 int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const struct cst_entries_ops *ops,
