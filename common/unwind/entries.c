@@ -112,6 +112,7 @@ struct scan {
 	struct vec gaps;        /* code after a barrier (and padding) */
 	struct vec jumps;       /* pairs: a direct jump's address, its target */
 	struct vec jtargets;    /* the jumps' targets, sorted */
+	struct vec tables;      /* pairs: where a switch table's address is taken, the table */
 	uint8_t *boundary;      /* a bit per unit: an instruction starts there */
 	uint8_t *fallen;        /* a bit per unit: the instruction there follows one that is
 				 * no transfer and no padding */
@@ -279,6 +280,7 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 {
 	size_t len = (size_t)(e->hi - e->lo);
 	bool prev_barrier = true, pad_run = false, prev_pad = false;   /* a segment starts clean */
+	uint64_t table_at = 0, table = 0;       /* the last address taken outside the segment */
 	for (size_t off = 0; len - off >= ops->unit;) {
 		uint64_t at = e->lo + off;
 		struct cst_entry_insn in = { .ref = CST_REF_NONE };
@@ -303,6 +305,13 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 		pad_run = in.padding && (pad_run || prev_barrier);
 		prev_barrier = in.barrier;
 		prev_pad = in.padding;
+		if (ops->offset_tables && in.indirect_jump && table_at && at - table_at <= CST_ENTRIES_TABLE_REACH &&
+		    (!push(&s->tables, table_at) || !push(&s->tables, table)))
+			return;
+		if (in.ref == CST_REF_ADDR && (in.target < e->lo || in.target >= e->hi)) {
+			table_at = at;
+			table = in.target;
+		}
 		if (in.ref == CST_REF_NONE || in.target < e->lo || in.target >= e->hi ||
 		    (in.target - e->lo) % ops->unit)
 			continue;
@@ -316,16 +325,50 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 	}
 }
 
+/* Whether A is an instruction boundary in code. */
+static bool boundary_at(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
+			uint64_t a)
+{
+	size_t bit = (size_t)(a - e->lo) / ops->unit;
+	return a >= e->lo && a < e->hi && is_code(s, a) && (s->boundary[bit / 8] >> bit % 8 & 1);
+}
+
+/* The cases of the switch tables in S->tables, as jumps from the table's load: a table's
+ * offsets are read until one leads outside the segment's code or between two instructions
+ * (the end of the table); a case outside the certain entries around the load (in a part of
+ * the function placed elsewhere) is left out.  S->certain is sorted. */
+static void table_cases(struct cst_unwind *u, const struct cst_entries_ops *ops, const struct cst_entries *e,
+			struct scan *s)
+{
+	static const size_t sizes[] = { 4 * CST_ENTRIES_MAX_CASES, 256, 16 };
+	uint8_t buf[4 * CST_ENTRIES_MAX_CASES];
+	for (size_t i = 0; i + 1 < s->tables.n; i += 2) {
+		uint64_t at = s->tables.v[i], table = s->tables.v[i + 1];
+		size_t n = 0;
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && n == 0; k++)
+			if (cst_target_read(u->env->target, table, buf, sizes[k]) == 0)
+				n = sizes[k] / 4;
+		size_t c = cst_upper_bound(s->certain.v, s->certain.n, at);
+		uint64_t lo = c > 0 ? s->certain.v[c - 1] : e->lo, hi = c < s->certain.n ? s->certain.v[c] : e->hi;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t t = table + (uint64_t)(int64_t)(int32_t)word_at(buf + 4 * k, 4, false);
+			if (!boundary_at(ops, e, s, t))
+				break;
+			if (t >= lo && t < hi &&
+			    (!push(&s->jumps, at) || !push(&s->jumps, t) || !push(&s->jtargets, t)))
+				return;
+		}
+	}
+}
+
 /* Keeps of V only instruction boundaries in code. */
 static void keep_boundaries(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
 			    struct vec *v)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		size_t bit = (size_t)(v->v[i] - e->lo) / ops->unit;
-		if (is_code(s, v->v[i]) && (s->boundary[bit / 8] >> bit % 8 & 1))
+	for (size_t i = 0; i < v->n; i++)
+		if (boundary_at(ops, e, s, v->v[i]))
 			v->v[k++] = v->v[i];
-	}
 	v->n = k;
 }
 
@@ -391,6 +434,7 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 
 	/* certain entries, then the candidates no jump crosses */
 	sort_unique(&s.certain);
+	table_cases(u, ops, e, &s);
 	sort_unique(&s.jtargets);
 	keep_boundaries(ops, e, &s, &s.cands);
 	drop_known(&s.cands, &s.certain);
@@ -455,6 +499,7 @@ out:
 	free(s.gaps.v);
 	free(s.jumps.v);
 	free(s.jtargets.v);
+	free(s.tables.v);
 	free(s.boundary);
 	free(s.fallen);
 	free(buf);

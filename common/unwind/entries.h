@@ -13,6 +13,8 @@
  *     a direct jump of the code around it crosses (a jump from one side of it to the other
  *     that no certain entry separates: the candidate is a label inside a function, such as
  *     a switch's case in a jump table), is no entry;
+ *   - the cases of switch tables (ops.offset_tables), read from the target: jumps from the
+ *     table's load to each case, lying between the certain entries around the load;
  *   - then, round by round, the targets of direct jumps that leave the function holding the
  *     jump (tail calls to functions never called directly), crossed ones excepted;
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
@@ -54,11 +56,14 @@ struct cst_entry_insn {
 	bool padding;           /* fills space between functions (nop, int3) */
 	bool prologue;          /* a function's first instruction by its shape, when it
 				 * follows a barrier or padding */
+	bool indirect_jump;     /* a jump through a register (a switch's jump to its case) */
 };
 
 #define CST_ENTRIES_MAX_TABLES 64              /* segments kept */
 #define CST_ENTRIES_MAX_SEGMENT_BYTES (64u << 20)
 #define CST_ENTRIES_MAX_ROUNDS 16              /* of jumps leaving their function */
+#define CST_ENTRIES_TABLE_REACH 32             /* bytes from a table's address to its jump */
+#define CST_ENTRIES_MAX_CASES 1024             /* offsets read from one table */
 
 struct cst_entries_ops {
 	unsigned unit;          /* bytes: instructions are aligned to it (1 or 4); a segment
@@ -70,6 +75,10 @@ struct cst_entries_ops {
 					 * bytes below it (0: no limit) */
 	bool gap_needs_padding;         /* code after a barrier begins a function only after
 					 * padding (x86-64 aligns functions; SPARC packs them) */
+	bool offset_tables;             /* an address outside the segment taken at most
+					 * CST_ENTRIES_TABLE_REACH bytes before an indirect jump
+					 * is a switch's table of signed 32-bit offsets from the
+					 * table to its cases (gcc, position-independent x86-64) */
 
 	/* Called around the decoding of a segment (may be NULL): BEGIN returns false when
 	 * nothing can be decoded. */
