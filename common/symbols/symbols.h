@@ -28,6 +28,9 @@ struct cst_func {
 	Dwfl_Module *module;
 	bool uncertain;            /* bounds guessed in stripped code from its layout alone
 				    * (unwind/entries.h): no lost tail call is inserted there */
+	bool falls_in;             /* bounds guessed in stripped code, and the code before
+				    * start runs on into it (no transfer or padding between): the
+				    * function may be a piece of the one below (unwind/entries.h) */
 };
 
 /* What is known about one code address, for printing. */

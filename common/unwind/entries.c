@@ -19,6 +19,9 @@ struct cst_entries {            /* the table of one segment */
 	size_t n, cap;
 	uint64_t *uncertain;    /* sorted: the starts whose function's bounds are uncertain */
 	size_t nuncertain;
+	uint64_t *falls_in;     /* sorted: the starts, not certain, that the code before them
+				 * runs on into (no transfer or padding between) */
+	size_t nfalls_in;
 	struct cst_entries *next;
 };
 
@@ -33,6 +36,7 @@ void cst_entries_free(struct cst_entries *e)
 		struct cst_entries *next = e->next;
 		free(e->starts);
 		free(e->uncertain);
+		free(e->falls_in);
 		free(e);
 		e = next;
 	}
@@ -111,7 +115,10 @@ struct scan {
 	struct vec gaps;        /* code after a barrier (and padding) */
 	struct vec jumps;       /* pairs: a direct jump's address, its target */
 	struct vec jtargets;    /* the jumps' targets, sorted */
+	struct vec tables;      /* pairs: where a switch table's address is taken, the table */
 	uint8_t *boundary;      /* a bit per unit: an instruction starts there */
+	uint8_t *fallen;        /* a bit per unit: the instruction there follows one that is
+				 * no transfer and no padding */
 	uint64_t code_lo[MAX_CODE_SECTIONS], code_hi[MAX_CODE_SECTIONS];
 	int ncode;              /* executable sections in the segment; 0: all of it is code */
 };
@@ -276,6 +283,7 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 {
 	size_t len = (size_t)(e->hi - e->lo);
 	bool prev_barrier = true, pad_run = false, prev_pad = false;   /* a segment starts clean */
+	uint64_t table_at = 0, table = 0;       /* the last address taken outside the segment */
 	for (size_t off = 0; len - off >= ops->unit;) {
 		uint64_t at = e->lo + off;
 		struct cst_entry_insn in = { .ref = CST_REF_NONE };
@@ -289,6 +297,8 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 		off += size;
 		size_t bit = (size_t)(at - e->lo) / ops->unit;
 		s->boundary[bit / 8] |= (uint8_t)(1u << bit % 8);
+		if (!prev_barrier && !prev_pad)
+			s->fallen[bit / 8] |= (uint8_t)(1u << bit % 8);
 		if (!in.padding) {
 			if (in.prologue && (prev_barrier || prev_pad) && !push(&s->prologues, at))
 				return;
@@ -300,6 +310,13 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 		pad_run = in.padding && (pad_run || prev_barrier);
 		prev_barrier = in.barrier;
 		prev_pad = in.padding;
+		if (ops->offset_tables && in.register_jump && table_at && at - table_at <= CST_ENTRIES_TABLE_REACH &&
+		    (!push(&s->tables, table_at) || !push(&s->tables, table)))
+			return;
+		if (in.ref == CST_REF_ADDR && (in.target < e->lo || in.target >= e->hi)) {
+			table_at = at;
+			table = in.target;
+		}
 		if (in.ref == CST_REF_NONE || in.target < e->lo || in.target >= e->hi ||
 		    (in.target - e->lo) % ops->unit)
 			continue;
@@ -313,23 +330,59 @@ static void decode_all(const struct cst_entries_ops *ops, void *ctx, const struc
 	}
 }
 
+/* Whether A is an instruction boundary in code. */
+static bool boundary_at(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
+			uint64_t a)
+{
+	size_t bit = (size_t)(a - e->lo) / ops->unit;
+	return a >= e->lo && a < e->hi && is_code(s, a) && (s->boundary[bit / 8] >> bit % 8 & 1);
+}
+
+/* The cases of the switch tables in S->tables, as jumps from the table's load: a table's
+ * offsets are read until one leads outside the segment's code or between two instructions
+ * (the end of the table); a case outside the certain entries around the load (in a part of
+ * the function placed elsewhere) is left out.  S->certain is sorted. */
+static void table_cases(struct cst_unwind *u, const struct cst_entries_ops *ops, const struct cst_entries *e,
+			struct scan *s)
+{
+	static const size_t sizes[] = { 4 * CST_ENTRIES_MAX_CASES, 256, 16 };
+	uint8_t buf[4 * CST_ENTRIES_MAX_CASES];
+	for (size_t i = 0; i + 1 < s->tables.n; i += 2) {
+		uint64_t at = s->tables.v[i], table = s->tables.v[i + 1];
+		size_t n = 0;
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && n == 0; k++)
+			if (cst_target_read(u->env->target, table, buf, sizes[k]) == 0)
+				n = sizes[k] / 4;
+		size_t c = cst_upper_bound(s->certain.v, s->certain.n, at);
+		uint64_t lo = c > 0 ? s->certain.v[c - 1] : e->lo, hi = c < s->certain.n ? s->certain.v[c] : e->hi;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t t = table + (uint64_t)(int64_t)(int32_t)word_at(buf + 4 * k, 4, false);
+			if (!boundary_at(ops, e, s, t))
+				break;
+			if (t >= lo && t < hi &&
+			    (!push(&s->jumps, at) || !push(&s->jumps, t) || !push(&s->jtargets, t)))
+				return;
+		}
+	}
+}
+
 /* Keeps of V only instruction boundaries in code. */
 static void keep_boundaries(const struct cst_entries_ops *ops, const struct cst_entries *e, const struct scan *s,
 			    struct vec *v)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		size_t bit = (size_t)(v->v[i] - e->lo) / ops->unit;
-		if (is_code(s, v->v[i]) && (s->boundary[bit / 8] >> bit % 8 & 1))
+	for (size_t i = 0; i < v->n; i++)
+		if (boundary_at(ops, e, s, v->v[i]))
 			v->v[k++] = v->v[i];
-	}
 	v->n = k;
 }
 
 /* The targets of jumps that leave the function holding them, round by round: the entries a
  * round finds are looked up only from the next round on, so that every lookup sees a
- * sorted table. */
-static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s)
+ * sorted table.  A jump to one of LANDINGS (sorted) may be a tail call too: it crosses
+ * nothing. */
+static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s,
+			const struct vec *landings)
 {
 	struct vec found = { 0 };
 	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
@@ -346,7 +399,7 @@ static void jump_rounds(const struct cst_entries_ops *ops, struct cst_entries *e
 		struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
 		drop_known(&found, &known);
 		struct vec targets = { 0 };
-		if (!merge(&targets, &known) || !merge(&targets, &found)) {
+		if (!merge(&targets, &known) || !merge(&targets, &found) || !merge(&targets, landings)) {
 			free(targets.v);
 			break;
 		}
@@ -404,7 +457,8 @@ static bool taken_apart(const struct cst_entries_ops *ops, const struct cst_entr
  * targets of jumps leaving their function (jump_rounds), and again the candidates that the
  * entries found since separate from the jumps that crossed them (or taken_apart keeps),
  * until a round adds none. */
-static void add_uncrossed(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s)
+static void add_uncrossed(const struct cst_entries_ops *ops, struct cst_entries *e, const struct scan *s,
+			  const struct vec *landings)
 {
 	struct vec rest = { 0 }, targets = { 0 }, crossed = { 0 };
 	for (int round = 0; round < CST_ENTRIES_MAX_ROUNDS; round++) {
@@ -426,7 +480,7 @@ static void add_uncrossed(const struct cst_entries_ops *ops, struct cst_entries 
 		e->cap = known.cap;
 		if (!ok)
 			break;
-		jump_rounds(ops, e, s);
+		jump_rounds(ops, e, s, landings);
 	}
 	free(rest.v);
 	free(targets.v);
@@ -438,8 +492,8 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 {
 	size_t len = (size_t)(e->hi - e->lo);
 	uint8_t *buf = malloc(len ? len : 1);
-	struct scan s = { .boundary = calloc(len / ops->unit / 8 + 1, 1) };
-	if (!buf || !s.boundary)
+	struct scan s = { .boundary = calloc(len / ops->unit / 8 + 1, 1), .fallen = calloc(len / ops->unit / 8 + 1, 1) };
+	if (!buf || !s.boundary || !s.fallen)
 		goto out;
 	if (ops->segment_start && len >= ops->unit && !push(&s.certain, e->lo))
 		goto out;
@@ -458,6 +512,7 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 	/* certain entries and the candidates that are taken and prologue-shaped, then the
 	 * other candidates no jump crosses */
 	sort_unique(&s.certain);
+	table_cases(u, ops, e, &s);
 	sort_unique(&s.jtargets);
 	keep_boundaries(ops, e, &s, &s.cands);
 	keep_boundaries(ops, e, &s, &s.prologues);
@@ -472,7 +527,18 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 	e->n = all.n;
 	e->cap = all.cap;
 	all.v = NULL;
-	add_uncrossed(ops, e, &s);
+	/* Landings: jump targets after a barrier that nothing below them reaches or crosses and
+	 * no jump from above passes.  Code there is entered only by backward jumps, as a
+	 * function tail-called from a function placed after it is (a leaf tail chain laid out
+	 * callee first: the chain's middle jumps back across its own entry). */
+	struct vec landings = { 0 }, known0 = { .v = e->starts, .n = e->n, .cap = e->cap };
+	for (size_t i = 0; i < s.gaps.n; i++)
+		if (in_sorted(s.jtargets.v, s.jtargets.n, s.gaps.v[i]) && !push(&landings, s.gaps.v[i]))
+			landings.n = 0;
+	sort_unique(&landings);
+	drop_crossed(&s, &landings, &known0, &(struct vec){ 0 });
+	add_uncrossed(ops, e, &s, &landings);
+	free(landings.v);
 
 	/* code after a barrier that no jump reaches or crosses: a function of uncertain bounds */
 	struct vec known = { .v = e->starts, .n = e->n, .cap = e->cap };
@@ -492,6 +558,17 @@ static void build(struct cst_unwind *u, const struct cst_entries_ops *ops, void 
 		e->nuncertain = s.gaps.n;
 		s.gaps.v = NULL;
 	}
+
+	/* the starts that code falls into: a function there may be a piece of the one below */
+	struct vec falls = { 0 };
+	for (size_t i = 0; i < e->n; i++) {
+		size_t bit = (size_t)(e->starts[i] - e->lo) / ops->unit;
+		if ((s.fallen[bit / 8] >> bit % 8 & 1) && !in_sorted(s.certain.v, s.certain.n, e->starts[i]) &&
+		    !push(&falls, e->starts[i]))
+			break;
+	}
+	e->falls_in = falls.v;
+	e->nfalls_in = falls.n;
 done:
 	free(all.v);
 out:
@@ -503,7 +580,9 @@ out:
 	free(s.gaps.v);
 	free(s.jumps.v);
 	free(s.jtargets.v);
+	free(s.tables.v);
 	free(s.boundary);
+	free(s.fallen);
 	free(buf);
 }
 
@@ -535,5 +614,6 @@ int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const str
 	fn->end = k < e->n ? e->starts[k] : hi;
 	fn->uncertain = in_sorted(e->uncertain, e->nuncertain, fn->start);
 	fn->module = dwfl_addrmodule(cst_symbols_dwfl(u->env->syms), addr);
+	fn->falls_in = in_sorted(e->falls_in, e->nfalls_in, fn->start);
 	return 0;
 }

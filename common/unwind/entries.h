@@ -15,6 +15,8 @@
  *     around it crosses (a jump from one side of it to the other that no entry separates and
  *     whose target is no entry or candidate: the candidate is a label inside a function,
  *     such as a switch's case in a jump table) is no entry while the jump stays unexplained;
+ *   - the cases of switch tables (ops.offset_tables), read from the target: jumps from the
+ *     table's load to each case, lying between the certain entries around the load;
  *   - then, round by round, the targets of direct jumps that leave the function holding the
  *     jump (tail calls to functions never called directly), crossed ones excepted; the
  *     candidates these entries separate from the jumps that crossed them are entries too,
@@ -26,7 +28,11 @@
  *   - last, code that follows a transfer and padding and that no jump reaches or crosses
  *     (a function whose address was not seen): an entry whose function's bounds are
  *     uncertain (cst_func.uncertain).
- * A function ends at the next entry.  The architecture's part is a hook that decodes one
+ * A function ends at the next entry.  An entry that is not certain and that the code before
+ * it runs on into (no transfer or padding between) is said to be fallen into
+ * (cst_func.falls_in): its function may be a piece of the one below, which the unwinder
+ * never inserts as a lost tail call below a frame of the other (unwind.c).  The
+ * architecture's part is a hook that decodes one
  * instruction and says what it refers to.
  *
  * It sits in unwind/ beside the decoded-function cache (fncache.h): like it, it knows no
@@ -60,11 +66,15 @@ struct cst_entry_insn {
 				 * follows a barrier or padding */
 	bool indirect_jump;     /* a jump through a register or memory (a jump table's, a
 				 * computed goto's), when the ops say indirect_jumps */
+	bool register_jump;     /* a jump through a register (a switch's jump to its case),
+				 * when the ops say offset_tables */
 };
 
 #define CST_ENTRIES_MAX_TABLES 64              /* segments kept */
 #define CST_ENTRIES_MAX_SEGMENT_BYTES (64u << 20)
 #define CST_ENTRIES_MAX_ROUNDS 16              /* of jumps leaving their function */
+#define CST_ENTRIES_TABLE_REACH 32             /* bytes from a table's address to its jump */
+#define CST_ENTRIES_MAX_CASES 1024             /* offsets read from one table */
 
 struct cst_entries_ops {
 	unsigned unit;          /* bytes: instructions are aligned to it (1 or 4); a segment
@@ -77,6 +87,10 @@ struct cst_entries_ops {
 	bool gap_needs_padding;         /* code after a barrier begins a function only after
 					 * padding (x86-64 aligns functions; SPARC packs them) */
 	bool indirect_jumps;            /* decode says which jumps are indirect */
+	bool offset_tables;             /* an address outside the segment taken at most
+					 * CST_ENTRIES_TABLE_REACH bytes before an indirect jump
+					 * is a switch's table of signed 32-bit offsets from the
+					 * table to its cases (gcc, position-independent x86-64) */
 
 	/* Called around the decoding of a segment (may be NULL): BEGIN returns false when
 	 * nothing can be decoded. */
@@ -95,8 +109,8 @@ struct cst_entries;
 
 /* Bounds of the function containing target address ADDR in its module's executable
  * segment, from the segment's table (built with OPS and CTX on first use, kept in *CACHE):
- * sets FN's start, end, uncertain and module (no name).  Returns 0, or -CST_E_NO_FUNC when
- * no module or segment covers ADDR, the segment is larger than
+ * sets FN's start, end, uncertain, falls_in and module (no name).  Returns 0, or
+ * -CST_E_NO_FUNC when no module or segment covers ADDR, the segment is larger than
  * CST_ENTRIES_MAX_SEGMENT_BYTES, more than CST_ENTRIES_MAX_TABLES segments are kept
  * already, or no entry lies below ADDR. */
 int cst_entries_func(struct cst_entries **cache, struct cst_unwind *u, const struct cst_entries_ops *ops,

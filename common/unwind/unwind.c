@@ -270,6 +270,24 @@ static bool same_function(const struct cst_func *x, const struct cst_func *y)
 		      cst_symbols_base_name(y->name, by, sizeof by)) == 0;
 }
 
+#define MAX_PIECES 16    /* fallen-into entries followed down from one function */
+
+/* Whether guessed bounds X and Y, two functions by their starts, may be pieces of one
+ * function: from the higher one down to the lower, start by start, code falls into every
+ * entry (entries.h), so that nothing tells the pieces apart.  A frame is never split into
+ * pieces of itself: neither is inserted as a lost tail call beside a frame of the other. */
+static bool pieces_of_one(struct cst_unwind *u, const struct cst_func *x, const struct cst_func *y)
+{
+	if (x->start == y->start)
+		return false;
+	const struct cst_func *lo = x->start < y->start ? x : y;
+	struct cst_func f = x->start < y->start ? *y : *x;
+	for (int i = 0; i < MAX_PIECES && f.falls_in && f.start > lo->start; i++)
+		if (cst_unwind_func(u, f.start - 1, &f) < 0)
+			return false;
+	return f.start == lo->start;
+}
+
 /* Follows linkage stubs (PLT entries) from ADDR to the function they reach. */
 static uint64_t through_stubs(struct cst_unwind *u, uint64_t addr)
 {
@@ -351,6 +369,23 @@ static void search_paths(struct cst_unwind *u, struct path_search *ps, uint64_t 
 		}
 		search_paths(u, ps, t, depth + 1);
 	}
+}
+
+/* Whether the lost tail calls of path PS (functions, outermost first) may be pieces of the
+ * callee's function, of the caller's (CALLER, NULL when unknown) or of each other. */
+static bool path_in_pieces(struct cst_unwind *u, const struct path_search *ps, const struct cst_func *caller)
+{
+	struct cst_func prev = { 0 };
+	for (int i = 0; i < ps->found_len; i++) {
+		struct cst_func fn;
+		if (cst_unwind_func(u, ps->found[i], &fn) < 0)
+			continue;
+		if (pieces_of_one(u, &fn, ps->callee) || (caller && pieces_of_one(u, &fn, caller)) ||
+		    (i > 0 && pieces_of_one(u, &fn, &prev)))
+			return true;
+		prev = fn;
+	}
+	return false;
 }
 
 static void queue_push(struct cst_unwind *u, const struct cst_inserted_frame *f)
@@ -584,13 +619,15 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 	t = through_stubs(u, t);
 	struct cst_func tf;
-	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee))
+	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
+	if (ps.paths == 1 && !ps.cut && path_in_pieces(u, &ps, caller))
+		return;
 	struct cst_inserted_frame s = { .found_by = CST_FOUND_TAIL_CALL, .marker = CST_MARK_LOST_TAIL_CALL,
 					.sp = f->cfa };
 	if (ps.paths == 1 && !ps.cut) {

@@ -2,7 +2,7 @@
 # tests/sparc/run_sweep.sh: the SPARC accuracy sweep (tests/sparc/sweep.py) on the committed
 # builds of tests/sparc/progs/seeds.c and frames.c (case "all": every call structure in
 # turn; frames-O2 and frames-O2s: "every", with the function-pointer cases), one
-# test-protocol line per build (frames-O2s: corestack reads frames-O2 stripped, held to the
+# test-protocol line per build (PROG-O2s: corestack reads PROG-O2 stripped, held to the
 # same truth with --stripped):
 #   PASS sparc-sweep-BUILD: N/M (100%)     every instruction unwound exactly
 #   FAIL sparc-sweep-BUILD: N/M (P%)       followed by the first mismatches, indented
@@ -14,7 +14,7 @@ BUILD=${BUILD:-build}
 F=tests/sparc/fixtures
 mkdir -p "$BUILD/tests/sparc"
 for b in seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
-         frames-O2 frames-O2g frames-O0 frames-m32 frames-O2s; do
+         frames-O2 frames-O2g frames-O0 frames-m32 frames-O2s seeds-O2s; do
     if [ ! -x "$BUILD/corestack" ]; then
         echo "SKIP sparc-sweep-$b: $BUILD/corestack not built"; continue
     fi

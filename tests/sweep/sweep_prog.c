@@ -10,6 +10,8 @@
  *   a1        ambiguous chain: a1 jmp b1 or b2 (by the argument), both jmp final
  *   rec       recursion, a few levels deep (not a tail call: a volatile store follows)
  *   sw        a loop around a switch compiled to a jump table
+ *   swcall    a switch compiled to a table of offsets, whose cases call and begin after
+ *             a transfer and padding (in a stripped build only the table reaches them)
  *   vla       a variable-length array (rbp-based frame in every build)
  *   cbleaf    a leaf reached only through a function pointer in a writable variable
  *             (in a stripped build without CFI only the pointer gives its entry; at its
@@ -94,6 +96,21 @@ NOINLINE int sw(int n)
 	return acc;
 }
 
+NOINLINE int swcall(int n)
+{
+	switch (n) {
+	case 0: return sink + 1;
+	case 1: return leaf(n) * 3;
+	case 2: return framed(n) + sink;
+	case 3: return sink ^ n;
+	case 4: return leafstk(n) - sink;
+	case 5: return sink * 5;
+	case 6: return framed(n + sink) * 7;
+	case 7: return sink - n;
+	}
+	return 0;
+}
+
 NOINLINE int vla(int n)
 {
 	volatile int buf[n];
@@ -165,6 +182,8 @@ int main(void)
 	r += a1(sel + 1);      /* even: through b2 */
 	r += rec(depth);
 	r += sw(12);
+	for (int i = 0; i < 8; i++)
+		r += swcall(i);
 	r += vla(vlen);
 	r += fnp(6);
 	fnp = byptr;

@@ -2,7 +2,7 @@
 # subject, $(BUILD)/tests/unit/test_NAME from tests/unit/test_NAME.c; tests/t_unit.sh runs
 # them.  Each prints PASS/FAIL lines.  Assembly inputs (tests/unit/*.s: CFI and symbol tables
 # to read with libdw) are linked at 0x500000 into $(BUILD)/tests/unit/NAME.elf, which the
-# tests open.
+# tests open (NAME_stripped.s: without a symbol table).
 UNIT_TESTS   := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
 UNIT_BINS    := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
 UNIT_HELPERS := $(BUILD)/tests/unit/fake_target.o $(BUILD)/tests/unit/unit.o $(BUILD)/tests/unit/cursor.o
@@ -18,6 +18,11 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c | pkg-check
 $(BUILD)/tests/unit/%.elf: tests/unit/%.s
 	@mkdir -p $(dir $@)
 	$(CC) -nostdlib -static -no-pie -Wl,-Ttext=0x500000 -Wl,--build-id=none -o $@ $<
+
+# *_stripped.s: linked without a symbol table (code whose function entries are guessed)
+$(BUILD)/tests/unit/%_stripped.elf: tests/unit/%_stripped.s
+	@mkdir -p $(dir $@)
+	$(CC) -nostdlib -static -no-pie -s -Wl,-Ttext=0x500000 -Wl,--build-id=none -o $@ $<
 
 unit-tests: $(UNIT_BINS) $(UNIT_ELF)
 

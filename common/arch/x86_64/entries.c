@@ -4,7 +4,9 @@
  * address, by mov of a 32-bit immediate; direct jumps (jmp and jcc, rel8 and rel32) may
  * leave their function (tail calls); any other jmp is indirect.  gcc aligns functions with nop or int3 padding after
  * the previous function's ret or jmp; a function's first instruction has the shape of
- * endbr64 or of push %rbp; mov %rsp,%rbp.  Encodings: Intel SDM vol. 2, CALL, JMP, Jcc,
+ * endbr64 or of push %rbp; mov %rsp,%rbp.  A switch loads its table's address (lea) and
+ * jumps through a register (jmp *%reg) to the table's address plus the case's signed 32-bit
+ * offset (gcc's position-independent jump tables).  Encodings: Intel SDM vol. 2, CALL, JMP, Jcc,
  * LEA, MOV, ENDBR64. */
 #include "x86_64.h"
 #include "entries.h"
@@ -59,6 +61,9 @@ static size_t decode(void *ctx, const uint8_t *p, size_t left, uint64_t addr, st
 	out->padding = in->id == X86_INS_NOP || in->id == X86_INS_INT3;
 	out->prologue = prologue_shape(start, avail);
 	out->indirect_jump = in->id == X86_INS_JMP && b[0] != 0xe9 && b[0] != 0xeb;
+	/* a switch's jmp *%reg: ff /4 with mod 11, REX.B optional */
+	out->register_jump = in->id == X86_INS_JMP && ((in->size == 2 && b[0] == 0xff && (b[1] & 0xf8) == 0xe0) ||
+						      (in->size == 3 && b[0] == 0x41 && b[1] == 0xff && (b[2] & 0xf8) == 0xe0));
 	out->ref = CST_REF_JUMP;
 	if (in->id == X86_INS_CALL && in->size == 5 && b[0] == 0xe8) {
 		out->ref = CST_REF_ENTRY;
@@ -92,6 +97,7 @@ static const struct cst_entries_ops entries_ops = {
 	.fill = 0xcc,           /* int3 */
 	.gap_needs_padding = true,
 	.indirect_jumps = true,
+	.offset_tables = true,
 	.begin = begin,
 	.end = end,
 	.decode = decode,
