@@ -13,7 +13,8 @@ case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
 L=$B/tests/lang
 E=tests/lang/expected
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+pid=
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$W"' EXIT
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -108,6 +109,26 @@ if [ -x "$L/jit" ]; then
 	else
 		fail lang-jit-perfmap "no core: $(head -c 300 "$W/jit_perfmap.err")"
 	fi
+	# live (-p): the anonymous rwx mapping of /proc/PID/maps is code of no module, its
+	# functions named from /tmp/perf-PID.map when the process wrote one
+	for m in anon perfmap; do
+		[ $m = anon ] && map= || map=/tmp/perf-%d.map
+		rm -f "$W/ready"
+		"$L/jit" "$map" "$W/ready" & pid=$!
+		for _ in $(seq 100); do [ -s "$W/ready" ] && break; sleep 0.1; done
+		if [ ! -s "$W/ready" ]; then
+			fail "lang-jit-live-$m" "the test program did not start"
+		else
+			check "lang-jit-live-$m" python3 tests/lib/check_frames.py --corestack "$CS" --pid \
+				"$E/jit_live_$m" "$pid"
+			if [ $m = perfmap ]; then
+				"$CS" -p "$pid" > "$W/live.out" 2>&1
+				check lang-jit-live-perfmap-text grep -qE \
+					"^#3  0x[0-9a-f]+ in JS:inner \(\) \[JIT\] from /tmp/perf-$pid\.map\$" "$W/live.out"
+			fi
+		fi
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"
+	done
 else
 	skip lang-jit "$L/jit not built (make lang-progs)"
 fi

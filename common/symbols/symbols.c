@@ -6,6 +6,7 @@
 #include "debugdirs.h"
 #include "error.h"
 #include "openfile.h"
+#include "procmaps.h"
 #include "symindex.h"
 #include "memo.h"
 #include "util.h"
@@ -13,6 +14,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -347,6 +349,15 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
  * distance in the file (p_align padding between segments; 2 MiB on some builds). */
 #define MODULE_LAYOUT_SLACK (16ull << 20)
 
+/* Whether a mapping at START of file offset OFFSET belongs to the module whose mapping of
+ * offset 0 is at BASE (START >= BASE).  A mapping of the file far from where its ELF layout
+ * puts it is no part of the module (node maps a copy of its own text elsewhere, near its JIT
+ * code, which a module spanning both would take in). */
+static bool in_module_layout(uint64_t base, uint64_t start, uint64_t offset)
+{
+	return start - base <= offset + MODULE_LAYOUT_SLACK;
+}
+
 /* Reports one module per ELF file of the core's NT_FILE note.  libdwfl's own
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
@@ -367,9 +378,7 @@ static int report_nt_file(struct cst_symbols *s)
 			const struct cst_core_mapping *k = cst_core_mapping(c, j);
 			if (k->file != m->file || k->offset == 0)
 				break;
-			/* a mapping of the file far from where its ELF layout puts it is no part of
-			 * the module (node maps a copy of its own text elsewhere, near its JIT code) */
-			if (k->start - m->start > k->offset - m->offset + MODULE_LAYOUT_SLACK)
+			if (!in_module_layout(m->start, k->start, k->offset))
 				break;
 			high = k->end;
 		}
@@ -385,6 +394,64 @@ static int report_nt_file(struct cst_symbols *s)
 		if (len > 0)
 			dwfl_module_report_build_id(mod, id, (size_t)len, idaddr);
 	}
+	return reported;
+}
+
+/* The address of the vDSO's ELF header in process PID: its AT_SYSINFO_EHDR entry of
+ * /proc/PID/auxv (pairs of native words, <elf.h>); 0 when there is none. */
+static uint64_t proc_vdso(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned long av[2];
+	uint64_t at = 0;
+	while (read(fd, av, sizeof av) == (ssize_t)sizeof av && av[0] != AT_NULL)
+		if (av[0] == AT_SYSINFO_EHDR)
+			at = av[1];
+	close(fd);
+	return at;
+}
+
+/* Reports one module per file mapped at offset 0 in process PID (/proc/PID/maps), as
+ * report_nt_file does for a core: the module spans the mappings of the same file that
+ * follow where its ELF layout puts them, not (as dwfl_linux_proc_report's modules) every
+ * address from the file's first mapping to its last, so that anonymous code between them
+ * (a JIT's) is no part of it.  The vDSO gets the name dwfl_linux_proc_find_elf reads from
+ * the process's memory ("[vdso: PID]").  Returns the number of modules, or -1 when the maps
+ * cannot be read. */
+static int report_proc_maps(struct cst_symbols *s, pid_t pid)
+{
+	struct cst_procmap *m;
+	size_t n;
+	if (cst_procmaps_read(pid, &m, &n) < 0)
+		return -1;
+	uint64_t vdso = proc_vdso(pid);
+	int reported = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (vdso && m[i].start == vdso) {
+			char name[32];
+			snprintf(name, sizeof name, "[vdso: %d]", (int)pid);
+			reported += dwfl_report_module(s->dwfl, name, m[i].start, m[i].end) != NULL;
+			continue;
+		}
+		if (m[i].offset != 0 || m[i].ino == 0 || m[i].name[0] != '/')
+			continue;
+		uint64_t high = m[i].end;
+		for (size_t j = i + 1; j < n; j++) {
+			const struct cst_procmap *k = &m[j];
+			if (k->ino == 0 && k->dev_major == 0 && k->dev_minor == 0)
+				continue;       /* anonymous memory (bss, heap) between the file's mappings */
+			if (k->ino != m[i].ino || k->dev_major != m[i].dev_major || k->dev_minor != m[i].dev_minor ||
+			    k->offset == 0 || !in_module_layout(m[i].start, k->start, k->offset))
+				break;
+			high = k->end;
+		}
+		reported += dwfl_report_module(s->dwfl, m[i].name, m[i].start, high) != NULL;
+	}
+	cst_procmaps_free(m, n);
 	return reported;
 }
 
@@ -428,7 +495,7 @@ int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t 
 	struct cst_symbols *s = begin_report(dwfl_linux_proc_find_elf, &rc, err, errlen);
 	if (!s)
 		return rc;
-	bool ok = dwfl_linux_proc_report(s->dwfl, pid) == 0;
+	bool ok = report_proc_maps(s, pid) >= 0;
 	char what[64];
 	snprintf(what, sizeof what, "cannot read the modules of process %d", (int)pid);
 	return end_report(s, ok, out, what, err, errlen);

@@ -1,8 +1,7 @@
 /* Modules, symbols, CFI and source lines of a target, through libdwfl.
  *
  * One cst_symbols serves one process image: a core file (modules from the core's link map
- * and NT_FILE, via dwfl_core_file_report) or a live process (/proc/PID/maps, via
- * dwfl_linux_proc_report).  The build-id of each module file found on disk is compared
+ * and NT_FILE) or a live process (/proc/PID/maps).  The build-id of each module file found on disk is compared
  * with the one recorded in the target; a mismatching file is not used and the module is
  * flagged. */
 #ifndef CST_SYMBOLS_H
