@@ -86,6 +86,14 @@ if [ -x "$L/store" ]; then
 		# the restorer's frame gives the interrupted registers (signal-frame), and -v says where
 		"$CS" -v "$W/go_segv.core" > "$W/go.out" 2>&1
 		check lang-go-signal-frame grep -qE 'found by: signal-frame .*registers from the signal frame.s ucontext at 0x' "$W/go.out"
+		# Go's ".abi0" suffix is dropped from names, kept by -r and in the JSON symbol
+		"$CS" -r "$W/go_segv.core" > "$W/go-raw.out" 2>&1
+		check lang-go-abi0-raw grep -qE '^#0  0x[0-9a-f]+ in runtime\.raise\.abi0 \(\)' "$W/go-raw.out"
+		check lang-go-abi0-symbol python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = d["threads"][0]["frames"][0]
+assert (f["function"], f["symbol"]) == ("runtime.raise", "runtime.raise.abi0"), f' "$CS" "$W/go_segv.core"
 	else
 		fail lang-go-segv "no core: $(head -c 300 "$W/go_segv.err")"
 	fi

@@ -575,18 +575,38 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
 	s->raw = raw;
 }
 
+/* The length of NAME without Go's ABI suffix (".abi0": an assembly function or wrapper of
+ * the stack-based ABI, ".abiinternal"), which gdb drops as the Go toolchain's own tools
+ * do ("runtime.raise.abi0" -> "runtime.raise"); 0 when NAME has none. */
+static size_t go_abi_stripped_len(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name || (strcmp(dot, ".abi0") != 0 && strcmp(dot, ".abiinternal") != 0))
+		return 0;
+	return (size_t)(dot - name);
+}
+
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (s->raw || !cst_demangle_candidate(name))
+	if (s->raw || !name)
+		return name;
+	bool mangled = cst_demangle_candidate(name);
+	size_t go = mangled ? 0 : go_abi_stripped_len(name);
+	if (!mangled && !go)
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
 	const char *const *m = cst_memo_get(s->readable_memo, (uint64_t)(uintptr_t)name);
 	if (m)
 		return *m;
-	char *d = cst_demangle(name);
-	const char *r = d ? intern(s, d, strlen(d)) : NULL;
-	free(d);
+	const char *r;
+	if (mangled) {
+		char *d = cst_demangle(name);
+		r = d ? intern(s, d, strlen(d)) : NULL;
+		free(d);
+	} else {
+		r = intern(s, name, go);
+	}
 	if (!r)
 		r = name;
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);

@@ -56,8 +56,8 @@ void cst_symbols_close(struct cst_symbols *s);
  * demangled (the default). */
 void cst_symbols_set_raw(struct cst_symbols *s, bool raw);
 
-/* The readable form of symbol name NAME (demangle.h), or NAME itself when it is not mangled or
- * S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
+/* The readable form of symbol name NAME (demangle.h; a Go name without its ".abi0" or
+ * ".abiinternal" suffix), or NAME itself when it is not mangled or S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name);
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 
