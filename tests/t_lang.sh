@@ -3,7 +3,8 @@
 # and golang-go): their cores' crashing threads frame by frame, names demangled
 # (tests/lang/expected/, gdb's frames in each file's comments), and with -r mangled; the JSON
 # "symbol" member; the signature (the machinery skipped, " [clone .cold]" cut); the shell's
-# disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed.
+# disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed;
+# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
@@ -139,6 +140,38 @@ if [ -x "$L/jit" ]; then
 	done
 else
 	skip lang-jit "$L/jit not built (make lang-progs)"
+fi
+
+# Node.js: hot code V8 compiled calls a native function that raises SIGABRT; the walk goes
+# through the compiled code (named from the perf map node --perf-basic-prof writes) and V8's
+# builtins (some run from the copy of node's text V8 maps near its code) to
+# Builtins_JSEntryTrampoline and main.  JIT frames vary between runs: the structure is checked.
+NODE=$(command -v node || command -v nodejs)
+if [ -z "$NODE" ]; then
+	skip lang-node "no node or nodejs on PATH (make deps installs nodejs)"
+elif ! "$NODE" -e 0 >/dev/null 2>&1; then
+	skip lang-node "$NODE cannot run: $("$NODE" -e 0 2>&1 | head -1)"
+elif python3 tests/lib/mkcore.py crash "$W/node.core" "$NODE" --perf-basic-prof "$(pwd)/tests/lang/hot.js" \
+		>/dev/null 2>"$W/node.err"; then
+	check lang-node python3 -c '
+import json, os, subprocess, sys
+p = subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True)
+d = json.loads(p.stdout)
+os.unlink("/tmp/perf-%d.map" % d["pid"]) if os.path.exists("/tmp/perf-%d.map" % d["pid"]) else None
+t = [t for t in d["threads"] if t.get("crashed")][0]
+names = [f.get("function") or "??" for f in t["frames"]]
+def first(pred):
+    return next((i for i, f in enumerate(t["frames"]) if pred(f)), None)
+jit = first(lambda f: f.get("jit_map") and (f.get("function") or "").startswith("JS:"))
+entry = first(lambda f: f.get("function") == "Builtins_JSEntryTrampoline")
+main = first(lambda f: f.get("function") in ("main", "node::Start(int, char**)"))
+assert jit is not None, "no JIT frame named from a perf map: %s" % names
+assert entry is not None and entry > jit, "no Builtins_JSEntryTrampoline after the JIT frames: %s" % names
+assert main is not None and main > entry, "no main after Builtins_JSEntryTrampoline: %s" % names
+assert t["complete"] and names[-1] == "_start", "walk incomplete (%s): %s" % (t.get("stop_reason"), names)' \
+		"$CS" "$W/node.core"
+else
+	fail lang-node "no core: $(head -c 300 "$W/node.err")"
 fi
 
 # the mangled forms, as -r shows them

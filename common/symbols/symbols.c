@@ -345,19 +345,6 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	return ok;
 }
 
-/* Bytes by which a segment's distance from the module's first mapping may exceed its
- * distance in the file (p_align padding between segments; 2 MiB on some builds). */
-#define MODULE_LAYOUT_SLACK (16ull << 20)
-
-/* Whether a mapping at START of file offset OFFSET belongs to the module whose mapping of
- * offset 0 is at BASE (START >= BASE).  A mapping of the file far from where its ELF layout
- * puts it is no part of the module (node maps a copy of its own text elsewhere, near its JIT
- * code, which a module spanning both would take in). */
-static bool in_module_layout(uint64_t base, uint64_t start, uint64_t offset)
-{
-	return start - base <= offset + MODULE_LAYOUT_SLACK;
-}
-
 /* Reports one module per ELF file of the core's NT_FILE note.  libdwfl's own
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
@@ -378,7 +365,7 @@ static int report_nt_file(struct cst_symbols *s)
 			const struct cst_core_mapping *k = cst_core_mapping(c, j);
 			if (k->file != m->file || k->offset == 0)
 				break;
-			if (!in_module_layout(m->start, k->start, k->offset))
+			if (!cst_in_module_layout(m->start, k->start, k->offset))
 				break;
 			high = k->end;
 		}
@@ -445,7 +432,7 @@ static int report_proc_maps(struct cst_symbols *s, pid_t pid)
 			if (k->ino == 0 && k->dev_major == 0 && k->dev_minor == 0)
 				continue;       /* anonymous memory (bss, heap) between the file's mappings */
 			if (k->ino != m[i].ino || k->dev_major != m[i].dev_major || k->dev_minor != m[i].dev_minor ||
-			    k->offset == 0 || !in_module_layout(m[i].start, k->start, k->offset))
+			    k->offset == 0 || !cst_in_module_layout(m[i].start, k->start, k->offset))
 				break;
 			high = k->end;
 		}

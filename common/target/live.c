@@ -43,10 +43,9 @@ static int mem_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return got == (ssize_t)len ? 0 : -CST_E_MEMORY;
 }
 
-/* An anonymous executable mapping (cst_procmap_anon_code) holds ADDR: a JIT's code. */
-static bool mem_anon_code(void *priv, uint64_t addr)
+/* The mapping that holds ADDR, or NULL. */
+static const struct cst_procmap *map_at(const struct live_mem *m, uint64_t addr)
 {
-	const struct live_mem *m = priv;
 	size_t lo = 0, hi = m->nmaps;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -55,12 +54,40 @@ static bool mem_anon_code(void *priv, uint64_t addr)
 		else if (addr >= m->maps[mid].end)
 			lo = mid + 1;
 		else
-			return cst_procmap_anon_code(&m->maps[mid]);
+			return &m->maps[mid];
 	}
-	return false;
+	return NULL;
 }
 
-static const struct cst_target_ops live_ops = { .read = mem_read, .anon_code = mem_anon_code };
+/* An anonymous executable mapping (cst_procmap_anon_code) holds ADDR: a JIT's code. */
+static bool mem_anon_code(void *priv, uint64_t addr)
+{
+	const struct cst_procmap *k = map_at(priv, addr);
+	return k && cst_procmap_anon_code(k);
+}
+
+/* An executable mapping of a file holds ADDR, far from where the file's layout puts it from
+ * the file's mapping of offset 0 before it (as report_proc_maps in symbols.c takes them). */
+static const char *mem_copied_code(void *priv, uint64_t addr)
+{
+	const struct live_mem *m = priv;
+	const struct cst_procmap *k = map_at(m, addr);
+	if (!k || !k->exec || k->ino == 0 || k->offset == 0)
+		return NULL;
+	for (const struct cst_procmap *h = k; h-- > m->maps;) {
+		if (h->ino == 0 && h->dev_major == 0 && h->dev_minor == 0)
+			continue;       /* anonymous memory between the file's mappings */
+		if (h->ino != k->ino || h->dev_major != k->dev_major || h->dev_minor != k->dev_minor)
+			return NULL;
+		if (h->offset == 0)
+			return cst_in_module_layout(h->start, k->start, k->offset) ? NULL : k->name;
+	}
+	return NULL;
+}
+
+static const struct cst_target_ops live_ops = {
+	.read = mem_read, .anon_code = mem_anon_code, .copied_code = mem_copied_code,
+};
 
 int cst_live_open_target(pid_t pid, struct cst_target *t)
 {
