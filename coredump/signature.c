@@ -1,5 +1,6 @@
 /* Crash signatures.  See signature.h for the rules and README "Crash signatures". */
 #include "signature.h"
+#include "demangle.h"
 #include "error.h"
 
 #include <errno.h>
@@ -163,9 +164,12 @@ static const char *base(const char *path)
 static void frame_word(const struct bt_frame *b, char *buf, size_t len)
 {
 	const struct cst_location *l = &b->loc;
-	if (l->function)
-		norm_name(l->function, buf, len);
-	else if (l->build_id[0])
+	if (l->function) {
+		/* the readable name whether -r shows names mangled or not: one signature per crash */
+		char *d = cst_demangle(l->function);
+		norm_name(d ? d : l->function, buf, len);
+		free(d);
+	} else if (l->build_id[0])
 		snprintf(buf, len, "%s+0x%" PRIx64, l->build_id, b->f.pc - l->module_base);
 	else if (l->module)
 		snprintf(buf, len, "%s+0x%" PRIx64, base(l->module), b->f.pc - l->module_base);

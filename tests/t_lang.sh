@@ -52,9 +52,42 @@ assert all("symbol" in x for x in f)' "$CS" "$W/cpp_segv.core"
 		printf 'disassemble app::crash_null\ninfo frame\n' | "$CS" -i "$W/cpp_segv.core" > "$W/shell.out" 2>&1
 		check lang-shell-disassemble grep -qF 'Dump of assembler code for function app::crash_null(int*):' "$W/shell.out"
 	fi
+	# the shell in a terminal: Tab completes a C++ name typed with its namespace, and lists
+	# the names under app::
+	if [ -e "$W/cpp_segv.core" ] && command -v tmux >/dev/null; then
+		SOCK=cst-lang-$$
+		screen() { tmux -L "$SOCK" capture-pane -p -S -200 -t lang 2>/dev/null; }
+		wait_for() {
+			for _ in $(seq 50); do screen | grep -qE -- "$1" && return 0; sleep 0.2; done
+			return 1
+		}
+		mkdir -p "$W/home"
+		tmux -L "$SOCK" new-session -d -s lang -x 200 -y 50 \
+			"env -u XDG_STATE_HOME -u CORESTACK_HISTORY HOME='$W/home' TERM=xterm '$CS' -i '$W/cpp_segv.core'; sleep 30"
+		if ! wait_for '^\(corestack\) ?$'; then
+			fail lang-shell-complete "no prompt: $(screen | tail -3)"
+		else
+			tmux -L "$SOCK" send-keys -t lang -l 'disas app::crash_n'
+			tmux -L "$SOCK" send-keys -t lang Tab
+			if wait_for '^\(corestack\) disas app::crash_null'; then pass lang-shell-complete
+			else fail lang-shell-complete "$(screen | grep -v '^$' | tail -3)"; fi
+			tmux -L "$SOCK" send-keys -t lang C-u
+			tmux -L "$SOCK" send-keys -t lang -l 'disas app::'
+			tmux -L "$SOCK" send-keys -t lang Tab Tab
+			if wait_for 'app::Derived::run\(int\)' && screen | grep -q 'app::crash_null'; then
+				pass lang-shell-complete-list
+			else
+				fail lang-shell-complete-list "$(screen | grep -v '^$' | tail -3)"
+			fi
+		fi
+		tmux -L "$SOCK" kill-server 2>/dev/null
+	fi
 	if [ -e "$W/cpp_abort.core" ]; then
 		"$CS" --signature "$W/cpp_abort.core" > "$W/sig.out" 2>&1
 		check lang-cpp-signature grep -qF ' app::fail(char const*) | app::Derived::run(int) | main' "$W/sig.out"
+		# -r shows names mangled, but the signature is the same
+		"$CS" -r --signature "$W/cpp_abort.core" > "$W/sig-raw.out" 2>&1
+		check lang-cpp-signature-raw cmp "$W/sig.out" "$W/sig-raw.out"
 		# a skip pattern matches the demangled name and the mangled one
 		"$CS" --signature --skip 'app::fail(*' "$W/cpp_abort.core" > "$W/sig1.out" 2>&1
 		"$CS" --signature --skip '_ZN3app4failEPKc' "$W/cpp_abort.core" > "$W/sig2.out" 2>&1

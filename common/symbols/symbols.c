@@ -890,11 +890,144 @@ static Dwarf_Die declaration(Dwarf_Die *die, Dwarf_Die *buf)
 }
 
 static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
+static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name);
+
+/* Appends STR to BUF (CAP bytes, *LEN used); false when it does not fit. */
+static bool put_part(char *buf, size_t cap, size_t *len, const char *str)
+{
+	size_t n = strlen(str);
+	if (*len + n + 1 > cap)
+		return false;
+	memcpy(buf + *len, str, n + 1);
+	*len += n;
+	return true;
+}
+
+/* Appends the C++ name of type DIE as the Itanium demangler spells it in a parameter list
+ * ("int", "char const*", "std::__cxx11::basic_string<...> const&"): typedefs resolved, as a
+ * mangled name has the type itself; top-level const and volatile left out when TOP, as a
+ * parameter's are no part of a function's type.  False for a type this does not spell, or
+ * when BUF is full.  DEPTH bounds the chain (a hostile file's types may loop). */
+static bool type_name(struct cst_symbols *s, Dwarf_Die *type, bool top, int depth, char *buf, size_t cap,
+		      size_t *len)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die inner, *in = dwarf_attr_integrate(type, DW_AT_type, &a) && dwarf_formref_die(&a, &inner) ?
+			      &inner : NULL;
+	const char *name = die_name(type);
+	if (depth > 16)
+		return false;
+	switch (dwarf_tag(type)) {
+	case DW_TAG_base_type:
+		return name && put_part(buf, cap, len, name);
+	case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		return name && put_part(buf, cap, len, qualified_name(s, type, name));
+	case DW_TAG_typedef:
+		return in && type_name(s, in, top, depth + 1, buf, cap, len);
+	case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
+		if (in ? !type_name(s, in, false, depth + 1, buf, cap, len) : !put_part(buf, cap, len, "void"))
+			return false;
+		return put_part(buf, cap, len, dwarf_tag(type) == DW_TAG_pointer_type ? "*" :
+					       dwarf_tag(type) == DW_TAG_reference_type ? "&" : "&&");
+	case DW_TAG_const_type: case DW_TAG_volatile_type:
+		if (in ? !type_name(s, in, top, depth + 1, buf, cap, len) : !put_part(buf, cap, len, "void"))
+			return false;
+		return top || put_part(buf, cap, len, dwarf_tag(type) == DW_TAG_const_type ? " const" : " volatile");
+	default:
+		return false;
+	}
+}
+
+/* The parameter list of a closure type CLOSURE's operator() as the demangler spells it,
+ * "(int, char const*)", into BUF; false when it has no operator() or a parameter's type is
+ * one type_name does not spell. */
+static bool lambda_params(struct cst_symbols *s, Dwarf_Die *closure, char *buf, size_t cap)
+{
+	Dwarf_Die m, p;
+	if (dwarf_child(closure, &m) != 0)
+		return false;
+	do {
+		const char *n = die_name(&m);
+		if (dwarf_tag(&m) != DW_TAG_subprogram || !n || strcmp(n, "operator()") != 0)
+			continue;
+		size_t len = 0;
+		bool first = true;
+		if (!put_part(buf, cap, &len, "("))
+			return false;
+		if (dwarf_child(&m, &p) == 0) {
+			do {
+				if (dwarf_tag(&p) != DW_TAG_formal_parameter || dwarf_hasattr(&p, DW_AT_artificial))
+					continue;
+				Dwarf_Attribute a;
+				Dwarf_Die t;
+				if ((!first && !put_part(buf, cap, &len, ", ")) ||
+				    !dwarf_attr_integrate(&p, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+				    !type_name(s, &t, true, 0, buf, cap, &len))
+					return false;
+				first = false;
+			} while (dwarf_siblingof(&p, &p) == 0);
+		}
+		return put_part(buf, cap, &len, ")");
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+/* Counts, in DWARF order under SCOPE (through lexical blocks), the closure types whose
+ * operator() has the parameter list PARAMS, up to and with the one at offset TARGET.
+ * Returns true when TARGET was met; *N the count.  BUDGET bounds the DIEs looked at. */
+static bool count_lambdas(struct cst_symbols *s, Dwarf_Die *scope, Dwarf_Off target, const char *params,
+			  int *n, int *budget)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return false;
+	do {
+		if (--*budget < 0)
+			return false;
+		int tag = dwarf_tag(&c);
+		char p[512];
+		if (tag == DW_TAG_lexical_block) {
+			if (count_lambdas(s, &c, target, params, n, budget))
+				return true;
+		} else if ((tag == DW_TAG_class_type || tag == DW_TAG_structure_type) && !die_name(&c) &&
+			   lambda_params(s, &c, p, sizeof p) && strcmp(p, params) == 0) {
+			++*n;
+			if (dwarf_dieoffset(&c) == target)
+				return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The name gcc's mangling gives closure type CLOSURE, a class without a name whose scopes
+ * are SCOPES[0..N) (innermost first, CLOSURE itself not among them): "{lambda(int)#2}", the
+ * second closure type with that parameter list in its function (Itanium C++ ABI 5.1.8,
+ * closure types: numbered in lexical order among those of the same signature), interned;
+ * NULL when its operator() or function is not found. */
+static const char *lambda_name(struct cst_symbols *s, Dwarf_Die *closure, Dwarf_Die *scopes, int n)
+{
+	char params[512], name[600];
+	if (!lambda_params(s, closure, params, sizeof params))
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		int count = 0, budget = 100000;
+		if (!count_lambdas(s, &scopes[i], dwarf_dieoffset(closure), params, &count, &budget))
+			return NULL;
+		int w = snprintf(name, sizeof name, "{lambda%s#%d}", params, count);
+		return w > 0 && (size_t)w < sizeof name ? intern(s, name, (size_t)w) : NULL;
+	}
+	return NULL;
+}
 
 /* DIE's name qualified by its enclosing namespaces, classes, structures and unions
  * ("app::Derived::run"), interned; DW_AT_name alone when it has no such scope.  A class local
- * to a function is qualified by that function's name; an unnamed class is "{lambda}" when
- * NAME is its operator() (gcc's closure types have no name in DWARF), else "{unnamed type}". */
+ * to a function is qualified by that function's name; an unnamed class is named as its
+ * mangled name would be ("{lambda(int)#1}", lambda_name; "{lambda}" when that cannot be
+ * told) when NAME is its operator() (gcc's closure types have no name in DWARF), else
+ * "{unnamed type}". */
 static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die buf, decl = declaration(die, &buf);
@@ -912,7 +1045,11 @@ static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const c
 		} else if (tag == DW_TAG_namespace) {
 			part = part ? part : "(anonymous namespace)";
 		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
-			part = part ? part : i == 1 && strcmp(name, "operator()") == 0 ? "{lambda}" : "{unnamed type}";
+			if (!part && i == 1 && strcmp(name, "operator()") == 0) {
+				part = lambda_name(s, &scopes[i], scopes + i + 1, n - i - 1);
+				part = part ? part : "{lambda}";
+			}
+			part = part ? part : "{unnamed type}";
 		} else {
 			continue;
 		}
