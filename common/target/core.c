@@ -315,7 +315,8 @@ static const char *core_copied_code(void *priv, uint64_t addr)
 	if (m < 0 || addr >= c->maps[m].end || c->maps[m].offset == 0)
 		return NULL;
 	const struct cst_core_mapping *k = &c->maps[m];
-	for (ptrdiff_t j = m - 1; j >= 0; j--) {
+	/* bounded: a hostile core may list one file a million times */
+	for (ptrdiff_t j = m - 1; j >= 0 && m - j <= 256; j--) {
 		const struct cst_core_mapping *h = &c->maps[j];
 		if (strcmp(h->name, k->name) != 0)
 			return NULL;
