@@ -3,7 +3,8 @@
 # and golang-go): their cores' crashing threads frame by frame, names demangled
 # (tests/lang/expected/, gdb's frames in each file's comments), and with -r mangled; the JSON
 # "symbol" member; the signature (the machinery skipped, " [clone .cold]" cut); the shell's
-# disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed.
+# disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed;
+# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
@@ -13,7 +14,8 @@ case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
 L=$B/tests/lang
 E=tests/lang/expected
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+pid=
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$W"' EXIT
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -50,9 +52,42 @@ assert all("symbol" in x for x in f)' "$CS" "$W/cpp_segv.core"
 		printf 'disassemble app::crash_null\ninfo frame\n' | "$CS" -i "$W/cpp_segv.core" > "$W/shell.out" 2>&1
 		check lang-shell-disassemble grep -qF 'Dump of assembler code for function app::crash_null(int*):' "$W/shell.out"
 	fi
+	# the shell in a terminal: Tab completes a C++ name typed with its namespace, and lists
+	# the names under app::
+	if [ -e "$W/cpp_segv.core" ] && command -v tmux >/dev/null; then
+		SOCK=cst-lang-$$
+		screen() { tmux -L "$SOCK" capture-pane -p -S -200 -t lang 2>/dev/null; }
+		wait_for() {
+			for _ in $(seq 50); do screen | grep -qE -- "$1" && return 0; sleep 0.2; done
+			return 1
+		}
+		mkdir -p "$W/home"
+		tmux -L "$SOCK" new-session -d -s lang -x 200 -y 50 \
+			"env -u XDG_STATE_HOME -u CORESTACK_HISTORY HOME='$W/home' TERM=xterm '$CS' -i '$W/cpp_segv.core'; sleep 30"
+		if ! wait_for '^\(corestack\) ?$'; then
+			fail lang-shell-complete "no prompt: $(screen | tail -3)"
+		else
+			tmux -L "$SOCK" send-keys -t lang -l 'disas app::crash_n'
+			tmux -L "$SOCK" send-keys -t lang Tab
+			if wait_for '^\(corestack\) disas app::crash_null'; then pass lang-shell-complete
+			else fail lang-shell-complete "$(screen | grep -v '^$' | tail -3)"; fi
+			tmux -L "$SOCK" send-keys -t lang C-u
+			tmux -L "$SOCK" send-keys -t lang -l 'disas app::'
+			tmux -L "$SOCK" send-keys -t lang Tab Tab
+			if wait_for 'app::Derived::run\(int\)' && screen | grep -q 'app::crash_null'; then
+				pass lang-shell-complete-list
+			else
+				fail lang-shell-complete-list "$(screen | grep -v '^$' | tail -3)"
+			fi
+		fi
+		tmux -L "$SOCK" kill-server 2>/dev/null
+	fi
 	if [ -e "$W/cpp_abort.core" ]; then
 		"$CS" --signature "$W/cpp_abort.core" > "$W/sig.out" 2>&1
 		check lang-cpp-signature grep -qF ' app::fail(char const*) | app::Derived::run(int) | main' "$W/sig.out"
+		# -r shows names mangled, but the signature is the same
+		"$CS" -r --signature "$W/cpp_abort.core" > "$W/sig-raw.out" 2>&1
+		check lang-cpp-signature-raw cmp "$W/sig.out" "$W/sig-raw.out"
 		# a skip pattern matches the demangled name and the mangled one
 		"$CS" --signature --skip 'app::fail(*' "$W/cpp_abort.core" > "$W/sig1.out" 2>&1
 		"$CS" --signature --skip '_ZN3app4failEPKc' "$W/cpp_abort.core" > "$W/sig2.out" 2>&1
@@ -85,6 +120,14 @@ if [ -x "$L/store" ]; then
 		# the restorer's frame gives the interrupted registers (signal-frame), and -v says where
 		"$CS" -v "$W/go_segv.core" > "$W/go.out" 2>&1
 		check lang-go-signal-frame grep -qE 'found by: signal-frame .*registers from the signal frame.s ucontext at 0x' "$W/go.out"
+		# Go's ".abi0" suffix is dropped from names, kept by -r and in the JSON symbol
+		"$CS" -r "$W/go_segv.core" > "$W/go-raw.out" 2>&1
+		check lang-go-abi0-raw grep -qE '^#0  0x[0-9a-f]+ in runtime\.raise\.abi0 \(\)' "$W/go-raw.out"
+		check lang-go-abi0-symbol python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = d["threads"][0]["frames"][0]
+assert (f["function"], f["symbol"]) == ("runtime.raise", "runtime.raise.abi0"), f' "$CS" "$W/go_segv.core"
 	else
 		fail lang-go-segv "no core: $(head -c 300 "$W/go_segv.err")"
 	fi
@@ -108,8 +151,60 @@ if [ -x "$L/jit" ]; then
 	else
 		fail lang-jit-perfmap "no core: $(head -c 300 "$W/jit_perfmap.err")"
 	fi
+	# live (-p): the anonymous rwx mapping of /proc/PID/maps is code of no module, its
+	# functions named from /tmp/perf-PID.map when the process wrote one
+	for m in anon perfmap; do
+		[ $m = anon ] && map= || map=/tmp/perf-%d.map
+		rm -f "$W/ready"
+		"$L/jit" "$map" "$W/ready" & pid=$!
+		for _ in $(seq 100); do [ -s "$W/ready" ] && break; sleep 0.1; done
+		if [ ! -s "$W/ready" ]; then
+			fail "lang-jit-live-$m" "the test program did not start"
+		else
+			check "lang-jit-live-$m" python3 tests/lib/check_frames.py --corestack "$CS" --pid \
+				"$E/jit_live_$m" "$pid"
+			if [ $m = perfmap ]; then
+				"$CS" -p "$pid" > "$W/live.out" 2>&1
+				check lang-jit-live-perfmap-text grep -qE \
+					"^#3  0x[0-9a-f]+ in JS:inner \(\) \[JIT\] from /tmp/perf-$pid\.map\$" "$W/live.out"
+			fi
+		fi
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"
+	done
 else
 	skip lang-jit "$L/jit not built (make lang-progs)"
+fi
+
+# Node.js: hot code V8 compiled calls a native function that raises SIGABRT; the walk goes
+# through the compiled code (named from the perf map node --perf-basic-prof writes) and V8's
+# builtins (some run from the copy of node's text V8 maps near its code) to
+# Builtins_JSEntryTrampoline and main.  JIT frames vary between runs: the structure is checked.
+NODE=$(command -v node || command -v nodejs)
+if [ -z "$NODE" ]; then
+	skip lang-node "no node or nodejs on PATH (make deps installs nodejs)"
+elif ! "$NODE" -e 0 >/dev/null 2>&1; then
+	skip lang-node "$NODE cannot run: $("$NODE" -e 0 2>&1 | head -1)"
+elif python3 tests/lib/mkcore.py crash "$W/node.core" "$NODE" --perf-basic-prof "$(pwd)/tests/lang/hot.js" \
+		>/dev/null 2>"$W/node.err"; then
+	check lang-node python3 -c '
+import json, os, subprocess, sys
+p = subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True)
+d = json.loads(p.stdout)
+os.unlink("/tmp/perf-%d.map" % d["pid"]) if os.path.exists("/tmp/perf-%d.map" % d["pid"]) else None
+t = [t for t in d["threads"] if t.get("crashed")][0]
+names = [f.get("function") or "??" for f in t["frames"]]
+def first(pred):
+    return next((i for i, f in enumerate(t["frames"]) if pred(f)), None)
+jit = first(lambda f: f.get("jit_map") and (f.get("function") or "").startswith("JS:"))
+entry = first(lambda f: f.get("function") == "Builtins_JSEntryTrampoline")
+main = first(lambda f: f.get("function") in ("main", "node::Start(int, char**)"))
+assert jit is not None, "no JIT frame named from a perf map: %s" % names
+assert entry is not None and entry > jit, "no Builtins_JSEntryTrampoline after the JIT frames: %s" % names
+assert main is not None and main > entry, "no main after Builtins_JSEntryTrampoline: %s" % names
+assert t["complete"] and names[-1] == "_start", "walk incomplete (%s): %s" % (t.get("stop_reason"), names)' \
+		"$CS" "$W/node.core"
+else
+	fail lang-node "no core: $(head -c 300 "$W/node.err")"
 fi
 
 # the mangled forms, as -r shows them

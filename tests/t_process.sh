@@ -52,37 +52,37 @@ if [ "$(uname -m)" != x86_64 ]; then
 	skip process-live-perfmap "the JIT test program is x86-64 code"
 	exit 0
 fi
-gcc -O0 -g -fno-omit-frame-pointer -o "$W/jitlive" tests/process/jitlive.c || { fail process-live-build gcc; exit 0; }
-"$W/jitlive" "$W/ready" & pid=$!
+gcc -O2 -g -fno-omit-frame-pointer -o "$W/jitlive" tests/lang/jit.c || { fail process-live-build gcc; exit 0; }
+"$W/jitlive" "/tmp/perf-%d.map" "$W/ready" & pid=$!
 for _ in $(seq 100); do [ -s "$W/ready" ] && break; sleep 0.1; done
 if [ ! -s "$W/ready" ]; then
 	fail process-live-perfmap "the test program did not start"
 	exit 0
 fi
-# the frame between blocker and main is the JIT code, named only by the map
-jit_line() { grep -A1 'in blocker ()' "$1" | tail -1; }
+# the frame after crash_in_c is the JIT code, named only by the map
+jit_line() { grep -A1 'in crash_in_c ()' "$1" | tail -1; }
 "$CS" -p "$pid" > "$W/live.out" 2> "$W/live.err"; rc=$?
 line=$(jit_line "$W/live.out")
 case "$line" in
-*" in jit_trampoline () [JIT] from /tmp/perf-$pid.map")
+*" in JS:inner () [JIT] from /tmp/perf-$pid.map")
 	if grep -q ' in main () ' "$W/live.out" && [ $rc = 0 ]; then pass process-live-perfmap
 	else fail process-live-perfmap "exit $rc, no main after the JIT frame: $(cat "$W/live.out" "$W/live.err")"; fi ;;
-*) fail process-live-perfmap "exit $rc: ${line:-no frame after blocker}: $(cat "$W/live.err")" ;;
+*) fail process-live-perfmap "exit $rc: ${line:-no frame after crash_in_c}: $(cat "$W/live.err")" ;;
 esac
 # --perf-map FILE replaces the default map
-sed 's/jit_trampoline/named_by_option/' "/tmp/perf-$pid.map" > "$W/other.map"
+sed 's/JS:inner/named_by_option/' "/tmp/perf-$pid.map" > "$W/other.map"
 "$CS" --perf-map "$W/other.map" -p "$pid" > "$W/opt.out" 2> "$W/opt.err"; rc=$?
 line=$(jit_line "$W/opt.out")
 case "$line" in
 *" in named_by_option () [JIT] from $W/other.map") pass process-live-perfmap-option ;;
-*) fail process-live-perfmap-option "exit $rc: ${line:-no frame after blocker}: $(cat "$W/opt.err")" ;;
+*) fail process-live-perfmap-option "exit $rc: ${line:-no frame after crash_in_c}: $(cat "$W/opt.err")" ;;
 esac
 # JSON names the map too
 "$CS" --json -p "$pid" 2>/dev/null | python3 -c '
 import json, sys
 fr = json.load(sys.stdin)["threads"][0]["frames"]
-sys.exit(0 if any(f["function"] == "jit_trampoline" and f.get("jit_map") == sys.argv[1] for f in fr) else 1)' \
-	"/tmp/perf-$pid.map" && pass process-live-perfmap-json || fail process-live-perfmap-json "no jit_trampoline frame with its map"
+sys.exit(0 if any(f["function"] == "JS:inner" and f.get("jit_map") == sys.argv[1] for f in fr) else 1)' \
+	"/tmp/perf-$pid.map" && pass process-live-perfmap-json || fail process-live-perfmap-json "no JS:inner frame with its map"
 # a --perf-map that cannot be read is said, and the run exits 1
 "$CS" --perf-map "$W/missing.map" -p "$pid" > /dev/null 2> "$W/miss.err"; rc=$?
 [ $rc = 1 ] && grep -q "^corestack: process $pid: perf map $W/missing.map: " "$W/miss.err" \

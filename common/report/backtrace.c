@@ -99,6 +99,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			b->number = number++;
 			b->jit_map = NULL;
 			b->anon_code = false;
+			b->copy_of = NULL;
 		}
 		struct bt_frame *b = &t->frames[t->n++];
 		b->loc = loc;
@@ -110,6 +111,8 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		b->number = number++;
 		b->jit_map = jit;
 		b->anon_code = !loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
+		b->copy_of = !loc.module && !jit && !b->anon_code ?
+			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
 		if (real) {
 			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
 			real_end = t->n;

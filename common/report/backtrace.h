@@ -16,6 +16,8 @@ struct bt_frame {
 	const char *jit_map;     /* the perf map that named this JIT frame, else NULL */
 	bool anon_code;          /* outside every module and perf map, in executable memory no
 				  * file backs (JIT code no perf map names) */
+	const char *copy_of;     /* outside every module and perf map, in a copy of this file's
+				  * code (cst_target_copied_code), else NULL */
 };
 
 struct bt_thread {

@@ -162,6 +162,9 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 		put_name(&l, b->jit_map);
 	} else if (b->anon_code) {
 		put_str(&l, " [JIT] from anonymous memory");
+	} else if (b->copy_of) {
+		put_str(&l, " from a copy of ");
+		put_name(&l, b->copy_of);
 	}
 	if (loc->mismatch)
 		put_str(&l, " (build-id mismatch)");

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "guarded_open.h"
 #include "openfile.h"
+#include "procmaps.h"
 #include "symindex.h"
 #include "memo.h"
 #include "util.h"
@@ -15,6 +16,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -440,10 +442,6 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
 	return ok;
 }
 
-/* Bytes by which a segment's distance from the module's first mapping may exceed its
- * distance in the file (p_align padding between segments; 2 MiB on some builds). */
-#define MODULE_LAYOUT_SLACK (16ull << 20)
-
 /* Reports one module per ELF file of the core's NT_FILE note.  libdwfl's own
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
@@ -464,9 +462,7 @@ static int report_nt_file(struct cst_symbols *s)
 			const struct cst_core_mapping *k = cst_core_mapping(c, j);
 			if (k->file != m->file || k->offset == 0)
 				break;
-			/* a mapping of the file far from where its ELF layout puts it is no part of
-			 * the module (node maps a copy of its own text elsewhere, near its JIT code) */
-			if (k->start - m->start > k->offset - m->offset + MODULE_LAYOUT_SLACK)
+			if (!cst_in_module_layout(m->start, k->start, k->offset))
 				break;
 			high = k->end;
 		}
@@ -482,6 +478,64 @@ static int report_nt_file(struct cst_symbols *s)
 		if (len > 0)
 			dwfl_module_report_build_id(mod, id, (size_t)len, idaddr);
 	}
+	return reported;
+}
+
+/* The address of the vDSO's ELF header in process PID: its AT_SYSINFO_EHDR entry of
+ * /proc/PID/auxv (pairs of native words, <elf.h>); 0 when there is none. */
+static uint64_t proc_vdso(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned long av[2];
+	uint64_t at = 0;
+	while (read(fd, av, sizeof av) == (ssize_t)sizeof av && av[0] != AT_NULL)
+		if (av[0] == AT_SYSINFO_EHDR)
+			at = av[1];
+	close(fd);
+	return at;
+}
+
+/* Reports one module per file mapped at offset 0 in process PID (/proc/PID/maps), as
+ * report_nt_file does for a core: the module spans the mappings of the same file that
+ * follow where its ELF layout puts them, not (as dwfl_linux_proc_report's modules) every
+ * address from the file's first mapping to its last, so that anonymous code between them
+ * (a JIT's) is no part of it.  The vDSO gets the name dwfl_linux_proc_find_elf reads from
+ * the process's memory ("[vdso: PID]").  Returns the number of modules, or -1 when the maps
+ * cannot be read. */
+static int report_proc_maps(struct cst_symbols *s, pid_t pid)
+{
+	struct cst_procmap *m;
+	size_t n;
+	if (cst_procmaps_read(pid, &m, &n) < 0)
+		return -1;
+	uint64_t vdso = proc_vdso(pid);
+	int reported = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (vdso && m[i].start == vdso) {
+			char name[32];
+			snprintf(name, sizeof name, "[vdso: %d]", (int)pid);
+			reported += dwfl_report_module(s->dwfl, name, m[i].start, m[i].end) != NULL;
+			continue;
+		}
+		if (m[i].offset != 0 || m[i].ino == 0 || m[i].name[0] != '/')
+			continue;
+		uint64_t high = m[i].end;
+		for (size_t j = i + 1; j < n; j++) {
+			const struct cst_procmap *k = &m[j];
+			if (k->ino == 0 && k->dev_major == 0 && k->dev_minor == 0)
+				continue;       /* anonymous memory (bss, heap) between the file's mappings */
+			if (k->ino != m[i].ino || k->dev_major != m[i].dev_major || k->dev_minor != m[i].dev_minor ||
+			    k->offset == 0 || !cst_in_module_layout(m[i].start, k->start, k->offset))
+				break;
+			high = k->end;
+		}
+		reported += dwfl_report_module(s->dwfl, m[i].name, m[i].start, high) != NULL;
+	}
+	cst_procmaps_free(m, n);
 	return reported;
 }
 
@@ -529,7 +583,7 @@ int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t 
 	struct cst_symbols *s = begin_report(dwfl_linux_proc_find_elf, &rc, err, errlen);
 	if (!s)
 		return rc;
-	bool ok = dwfl_linux_proc_report(s->dwfl, pid) == 0;
+	bool ok = report_proc_maps(s, pid) >= 0;
 	char what[64];
 	snprintf(what, sizeof what, "cannot read the modules of process %d", (int)pid);
 	return end_report(s, ok, out, what, err, errlen);
@@ -641,18 +695,38 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
 	s->raw = raw;
 }
 
+/* The length of NAME without Go's ABI suffix (".abi0": an assembly function or wrapper of
+ * the stack-based ABI, ".abiinternal"), which gdb drops as the Go toolchain's own tools
+ * do ("runtime.raise.abi0" -> "runtime.raise"); 0 when NAME has none. */
+static size_t go_abi_stripped_len(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name || (strcmp(dot, ".abi0") != 0 && strcmp(dot, ".abiinternal") != 0))
+		return 0;
+	return (size_t)(dot - name);
+}
+
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (!s || s->raw || !cst_demangle_candidate(name))
+	if (!s || s->raw || !name)
+		return name;
+	bool mangled = cst_demangle_candidate(name);
+	size_t go = mangled ? 0 : go_abi_stripped_len(name);
+	if (!mangled && !go)
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
 	const char *const *m = cst_memo_get(s->readable_memo, (uint64_t)(uintptr_t)name);
 	if (m)
 		return *m;
-	char *d = cst_demangle(name);
-	const char *r = d ? intern(s, d, strlen(d)) : NULL;
-	free(d);
+	const char *r;
+	if (mangled) {
+		char *d = cst_demangle(name);
+		r = d ? intern(s, d, strlen(d)) : NULL;
+		free(d);
+	} else {
+		r = intern(s, name, go);
+	}
 	if (!r)
 		r = name;
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);
@@ -1031,11 +1105,144 @@ static Dwarf_Die declaration(Dwarf_Die *die, Dwarf_Die *buf)
 }
 
 static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
+static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name);
+
+/* Appends STR to BUF (CAP bytes, *LEN used); false when it does not fit. */
+static bool put_part(char *buf, size_t cap, size_t *len, const char *str)
+{
+	size_t n = strlen(str);
+	if (*len + n + 1 > cap)
+		return false;
+	memcpy(buf + *len, str, n + 1);
+	*len += n;
+	return true;
+}
+
+/* Appends the C++ name of type DIE as the Itanium demangler spells it in a parameter list
+ * ("int", "char const*", "std::__cxx11::basic_string<...> const&"): typedefs resolved, as a
+ * mangled name has the type itself; top-level const and volatile left out when TOP, as a
+ * parameter's are no part of a function's type.  False for a type this does not spell, or
+ * when BUF is full.  DEPTH bounds the chain (a hostile file's types may loop). */
+static bool type_name(struct cst_symbols *s, Dwarf_Die *type, bool top, int depth, char *buf, size_t cap,
+		      size_t *len)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die inner, *in = dwarf_attr_integrate(type, DW_AT_type, &a) && dwarf_formref_die(&a, &inner) ?
+			      &inner : NULL;
+	const char *name = die_name(type);
+	if (depth > 16)
+		return false;
+	switch (dwarf_tag(type)) {
+	case DW_TAG_base_type:
+		return name && put_part(buf, cap, len, name);
+	case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		return name && put_part(buf, cap, len, qualified_name(s, type, name));
+	case DW_TAG_typedef:
+		return in && type_name(s, in, top, depth + 1, buf, cap, len);
+	case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
+		if (in ? !type_name(s, in, false, depth + 1, buf, cap, len) : !put_part(buf, cap, len, "void"))
+			return false;
+		return put_part(buf, cap, len, dwarf_tag(type) == DW_TAG_pointer_type ? "*" :
+					       dwarf_tag(type) == DW_TAG_reference_type ? "&" : "&&");
+	case DW_TAG_const_type: case DW_TAG_volatile_type:
+		if (in ? !type_name(s, in, top, depth + 1, buf, cap, len) : !put_part(buf, cap, len, "void"))
+			return false;
+		return top || put_part(buf, cap, len, dwarf_tag(type) == DW_TAG_const_type ? " const" : " volatile");
+	default:
+		return false;
+	}
+}
+
+/* The parameter list of a closure type CLOSURE's operator() as the demangler spells it,
+ * "(int, char const*)", into BUF; false when it has no operator() or a parameter's type is
+ * one type_name does not spell. */
+static bool lambda_params(struct cst_symbols *s, Dwarf_Die *closure, char *buf, size_t cap)
+{
+	Dwarf_Die m, p;
+	if (dwarf_child(closure, &m) != 0)
+		return false;
+	do {
+		const char *n = die_name(&m);
+		if (dwarf_tag(&m) != DW_TAG_subprogram || !n || strcmp(n, "operator()") != 0)
+			continue;
+		size_t len = 0;
+		bool first = true;
+		if (!put_part(buf, cap, &len, "("))
+			return false;
+		if (dwarf_child(&m, &p) == 0) {
+			do {
+				if (dwarf_tag(&p) != DW_TAG_formal_parameter || dwarf_hasattr(&p, DW_AT_artificial))
+					continue;
+				Dwarf_Attribute a;
+				Dwarf_Die t;
+				if ((!first && !put_part(buf, cap, &len, ", ")) ||
+				    !dwarf_attr_integrate(&p, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+				    !type_name(s, &t, true, 0, buf, cap, &len))
+					return false;
+				first = false;
+			} while (dwarf_siblingof(&p, &p) == 0);
+		}
+		return put_part(buf, cap, &len, ")");
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+/* Counts, in DWARF order under SCOPE (through lexical blocks), the closure types whose
+ * operator() has the parameter list PARAMS, up to and with the one at offset TARGET.
+ * Returns true when TARGET was met; *N the count.  BUDGET bounds the DIEs looked at. */
+static bool count_lambdas(struct cst_symbols *s, Dwarf_Die *scope, Dwarf_Off target, const char *params,
+			  int *n, int *budget)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return false;
+	do {
+		if (--*budget < 0)
+			return false;
+		int tag = dwarf_tag(&c);
+		char p[512];
+		if (tag == DW_TAG_lexical_block) {
+			if (count_lambdas(s, &c, target, params, n, budget))
+				return true;
+		} else if ((tag == DW_TAG_class_type || tag == DW_TAG_structure_type) && !die_name(&c) &&
+			   lambda_params(s, &c, p, sizeof p) && strcmp(p, params) == 0) {
+			++*n;
+			if (dwarf_dieoffset(&c) == target)
+				return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The name gcc's mangling gives closure type CLOSURE, a class without a name whose scopes
+ * are SCOPES[0..N) (innermost first, CLOSURE itself not among them): "{lambda(int)#2}", the
+ * second closure type with that parameter list in its function (Itanium C++ ABI 5.1.8,
+ * closure types: numbered in lexical order among those of the same signature), interned;
+ * NULL when its operator() or function is not found. */
+static const char *lambda_name(struct cst_symbols *s, Dwarf_Die *closure, Dwarf_Die *scopes, int n)
+{
+	char params[512], name[600];
+	if (!lambda_params(s, closure, params, sizeof params))
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		int count = 0, budget = 100000;
+		if (!count_lambdas(s, &scopes[i], dwarf_dieoffset(closure), params, &count, &budget))
+			return NULL;
+		int w = snprintf(name, sizeof name, "{lambda%s#%d}", params, count);
+		return w > 0 && (size_t)w < sizeof name ? intern(s, name, (size_t)w) : NULL;
+	}
+	return NULL;
+}
 
 /* DIE's name qualified by its enclosing namespaces, classes, structures and unions
  * ("app::Derived::run"), interned; DW_AT_name alone when it has no such scope.  A class local
- * to a function is qualified by that function's name; an unnamed class is "{lambda}" when
- * NAME is its operator() (gcc's closure types have no name in DWARF), else "{unnamed type}". */
+ * to a function is qualified by that function's name; an unnamed class is named as its
+ * mangled name would be ("{lambda(int)#1}", lambda_name; "{lambda}" when that cannot be
+ * told) when NAME is its operator() (gcc's closure types have no name in DWARF), else
+ * "{unnamed type}". */
 static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die buf, decl = declaration(die, &buf);
@@ -1053,7 +1260,11 @@ static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const c
 		} else if (tag == DW_TAG_namespace) {
 			part = part ? part : "(anonymous namespace)";
 		} else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
-			part = part ? part : i == 1 && strcmp(name, "operator()") == 0 ? "{lambda}" : "{unnamed type}";
+			if (!part && i == 1 && strcmp(name, "operator()") == 0) {
+				part = lambda_name(s, &scopes[i], scopes + i + 1, n - i - 1);
+				part = part ? part : "{lambda}";
+			}
+			part = part ? part : "{unnamed type}";
 		} else {
 			continue;
 		}

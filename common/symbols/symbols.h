@@ -1,8 +1,7 @@
 /* Modules, symbols, CFI and source lines of a target, through libdwfl.
  *
  * One cst_symbols serves one process image: a core file (modules from the core's link map
- * and NT_FILE, via dwfl_core_file_report) or a live process (/proc/PID/maps, via
- * dwfl_linux_proc_report).  The build-id of each module file found on disk is compared
+ * and NT_FILE) or a live process (/proc/PID/maps).  The build-id of each module file found on disk is compared
  * with the one recorded in the target; a mismatching file is not used and the module is
  * flagged.
  *
@@ -68,8 +67,8 @@ void cst_symbols_close(struct cst_symbols *s);
  * demangled (the default). */
 void cst_symbols_set_raw(struct cst_symbols *s, bool raw);
 
-/* The readable form of symbol name NAME (demangle.h), or NAME itself when it is not mangled or
- * S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
+/* The readable form of symbol name NAME (demangle.h; a Go name without its ".abi0" or
+ * ".abiinternal" suffix), or NAME itself when it is not mangled or S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name);
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 

@@ -312,7 +312,33 @@ static bool core_anon_code(void *priv, uint64_t addr)
 	return m < 0 || addr >= c->maps[m].end;
 }
 
-static const struct cst_target_ops core_target_ops = { .read = core_read, .anon_code = core_anon_code };
+/* A PT_LOAD with PF_X holds ADDR, and the NT_FILE entry that covers it lies far from where
+ * its file's layout puts it, from the file's mapping of offset 0 before it (the NT_FILE
+ * entries of one file follow each other, as report_nt_file in symbols.c takes them). */
+static const char *core_copied_code(void *priv, uint64_t addr)
+{
+	const struct cst_core *c = priv;
+	ptrdiff_t i = UPPER_BOUND(c->loads, c->nloads, vaddr, addr);
+	if (i < 0 || addr - c->loads[i].vaddr >= c->loads[i].memsz || !c->loads[i].exec)
+		return NULL;
+	ptrdiff_t m = UPPER_BOUND(c->maps, c->nmaps, start, addr);
+	if (m < 0 || addr >= c->maps[m].end || c->maps[m].offset == 0)
+		return NULL;
+	const struct cst_core_mapping *k = &c->maps[m];
+	/* bounded: a hostile core may list one file a million times */
+	for (ptrdiff_t j = m - 1; j >= 0 && m - j <= 256; j--) {
+		const struct cst_core_mapping *h = &c->maps[j];
+		if (strcmp(h->name, k->name) != 0)
+			return NULL;
+		if (h->offset == 0)
+			return cst_in_module_layout(h->start, k->start, k->offset) ? NULL : k->name;
+	}
+	return NULL;
+}
+
+static const struct cst_target_ops core_target_ops = {
+	.read = core_read, .anon_code = core_anon_code, .copied_code = core_copied_code,
+};
 
 /* ---- notes ----------------------------------------------------------------------- */
 

@@ -2,6 +2,7 @@
 #include "live.h"
 #include "arch.h"
 #include "error.h"
+#include "procmaps.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,34 +28,97 @@ struct cst_live {
 	size_t nskipped, cap_skipped;
 };
 
+struct live_mem {                /* a live target's private part */
+	int fd;                  /* /proc/PID/mem */
+	struct cst_procmap *maps;  /* /proc/PID/maps when the target was opened */
+	size_t nmaps;
+};
+
 static int mem_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
-	int fd = (int)(intptr_t)priv;
+	const struct live_mem *m = priv;
 	if (addr > INT64_MAX)
 		return -CST_E_MEMORY;
-	ssize_t got = pread(fd, buf, len, (off_t)addr);
+	ssize_t got = pread(m->fd, buf, len, (off_t)addr);
 	return got == (ssize_t)len ? 0 : -CST_E_MEMORY;
 }
 
-static const struct cst_target_ops live_ops = { .read = mem_read };
+/* The mapping that holds ADDR, or NULL. */
+static const struct cst_procmap *map_at(const struct live_mem *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < m->maps[mid].start)
+			hi = mid;
+		else if (addr >= m->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &m->maps[mid];
+	}
+	return NULL;
+}
+
+/* An anonymous executable mapping (cst_procmap_anon_code) holds ADDR: a JIT's code. */
+static bool mem_anon_code(void *priv, uint64_t addr)
+{
+	const struct cst_procmap *k = map_at(priv, addr);
+	return k && cst_procmap_anon_code(k);
+}
+
+/* An executable mapping of a file holds ADDR, far from where the file's layout puts it from
+ * the file's mapping of offset 0 before it (as report_proc_maps in symbols.c takes them). */
+static const char *mem_copied_code(void *priv, uint64_t addr)
+{
+	const struct live_mem *m = priv;
+	const struct cst_procmap *k = map_at(m, addr);
+	if (!k || !k->exec || k->ino == 0 || k->offset == 0)
+		return NULL;
+	for (const struct cst_procmap *h = k; h-- > m->maps;) {
+		if (h->ino == 0 && h->dev_major == 0 && h->dev_minor == 0)
+			continue;       /* anonymous memory between the file's mappings */
+		if (h->ino != k->ino || h->dev_major != k->dev_major || h->dev_minor != k->dev_minor)
+			return NULL;
+		if (h->offset == 0)
+			return cst_in_module_layout(h->start, k->start, k->offset) ? NULL : k->name;
+	}
+	return NULL;
+}
+
+static const struct cst_target_ops live_ops = {
+	.read = mem_read, .anon_code = mem_anon_code, .copied_code = mem_copied_code,
+};
 
 int cst_live_open_target(pid_t pid, struct cst_target *t)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -CST_E_NOENT : -CST_E_PERM;
+	struct live_mem *m = calloc(1, sizeof *m);
+	if (!m)
+		return -CST_E_NOMEM;
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		int en = errno;
+		free(m);
+		return en == ENOENT ? -CST_E_NOENT : -CST_E_PERM;
+	}
+	/* without the maps no address is taken for JIT code (anon_code answers false) */
+	if (cst_procmaps_read(pid, &m->maps, &m->nmaps) < 0)
+		m->nmaps = 0;
 	t->ops = &live_ops;
-	t->priv = (void *)(intptr_t)fd;
+	t->priv = m;
 	t->big_endian = false;
 	return 0;
 }
 
 void cst_live_close_target(struct cst_target *t)
 {
-	if (t->ops == &live_ops)
-		close((int)(intptr_t)t->priv);
+	if (t->ops == &live_ops) {
+		struct live_mem *m = t->priv;
+		close(m->fd);
+		cst_procmaps_free(m->maps, m->nmaps);
+		free(m);
+	}
 	t->ops = NULL;
 }
 

@@ -44,8 +44,10 @@ int cst_live_skipped(const struct cst_live *l, size_t i);
  * when this host cannot read ARCH's registers. */
 int cst_live_getregs(const struct cst_arch *arch, int tid, struct cst_regs *out);
 
-/* A target that reads /proc/PID/mem of a process the caller already traces.  Returns 0
- * or -CST_E_PERM / -CST_E_NOENT. *T is filled; release with cst_live_close_target. */
+/* A target that reads /proc/PID/mem of a process the caller already traces; its anon_code
+ * answers from /proc/PID/maps as read here (an anonymous executable mapping, see
+ * cst_procmap_anon_code).  Returns 0 or -CST_E_PERM / -CST_E_NOENT / -CST_E_NOMEM. *T is
+ * filled; release with cst_live_close_target. */
 int cst_live_open_target(pid_t pid, struct cst_target *t);
 void cst_live_close_target(struct cst_target *t);
 

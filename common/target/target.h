@@ -16,7 +16,26 @@ struct cst_target_ops {
 	 * with PF_X that no NT_FILE entry covers, an anonymous executable mapping of a live
 	 * process).  NULL when the back end cannot tell. */
 	bool (*anon_code)(void *priv, uint64_t addr);
+	/* The file whose code ADDR holds a copy of: ADDR lies in an executable mapping of a
+	 * file far from where the file's ELF layout puts it (cst_in_module_layout false), which
+	 * no module spans (node maps a copy of its embedded V8 builtins near its JIT code and
+	 * runs them there).  NULL otherwise, or when the back end cannot tell (NULL op). */
+	const char *(*copied_code)(void *priv, uint64_t addr);
 };
+
+/* Bytes by which a segment's distance from its file's first mapping may exceed its distance
+ * in the file (p_align padding between segments; 2 MiB on some builds). */
+#define CST_MODULE_LAYOUT_SLACK (16ull << 20)
+
+/* Whether a mapping at START of file offset OFFSET belongs to the module whose mapping of
+ * offset 0 is at BASE (START >= BASE): it lies where the file's ELF layout puts it, within
+ * CST_MODULE_LAYOUT_SLACK.  A mapping of the file farther away is a copy of its bytes
+ * (node maps a copy of its own text elsewhere, near its JIT code, which a module spanning
+ * both would take in). */
+static inline bool cst_in_module_layout(uint64_t base, uint64_t start, uint64_t offset)
+{
+	return start - base <= offset + CST_MODULE_LAYOUT_SLACK;
+}
 
 struct cst_target {
 	const struct cst_target_ops *ops;
@@ -30,6 +49,10 @@ int cst_target_read(const struct cst_target *t, uint64_t addr, void *buf, size_t
 /* Whether ADDR lies in executable memory that no file backs (cst_target_ops.anon_code);
  * false when the back end cannot tell. */
 bool cst_target_anon_code(const struct cst_target *t, uint64_t addr);
+
+/* The file whose code copy holds ADDR (cst_target_ops.copied_code), a string the target
+ * owns; NULL when ADDR is not in such a copy or the back end cannot tell. */
+const char *cst_target_copied_code(const struct cst_target *t, uint64_t addr);
 
 /* Reads one SIZE-byte word (4 or 8) at ADDR in the target's byte order into *OUT
  * (zero-extended).  Returns 0, -CST_E_MEMORY, or -CST_E_INVAL for another SIZE. */

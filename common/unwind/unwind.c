@@ -162,7 +162,17 @@ int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cs
 {
 	struct cst_row row;
 	bool frame_record;
-	if (!u->env->arch->analyse || !fn || u->env->arch->analyse(u, fn, f->lookup_pc, &row) < 0)
+	const struct cst_arch *a = u->env->arch;
+	struct cst_call_site site;
+	if (!a->analyse || !fn)
+		return -CST_E_DECODE;
+	/* A return address (looked up one byte back) follows a call.  Where no call ends at
+	 * it, the state the analysis finds there is not the caller's at a return: V8 returns
+	 * into the first byte of a builtin (a deoptimized frame), whose byte before is the
+	 * padding after the function before it. */
+	if (f->lookup_pc + 1 == f->pc && a->call_before && a->call_before(u, fn, f->pc, &site) < 0)
+		return -CST_E_DECODE;
+	if (a->analyse(u, fn, f->lookup_pc, &row) < 0)
 		return -CST_E_DECODE;
 	int rc = cst_row_step(u, &row, f, c, out, &frame_record);
 	if (rc < 0)
@@ -770,14 +780,19 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
-	/* code no file backs (a JIT's) is code too: its frame is found by the frame-pointer
-	 * chain, but it does not end a walk cleanly (end_at) */
+	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
+	 * code too: their frames are found by the frame-pointer chain, but they do not end a
+	 * walk cleanly (end_at) */
 	if (!known_code(u, c->pc, c->pc - 1)) {
-		if (!cst_target_anon_code(u->env->target, c->pc - 1))
+		const char *copy = NULL;
+		bool anon = cst_target_anon_code(u->env->target, c->pc - 1);
+		if (!anon && !(copy = cst_target_copied_code(u->env->target, c->pc - 1)))
 			return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
 				    "return address 0x%" PRIx64 " is outside every module", c->pc);
-		if (!c->note[0])
+		if (!c->note[0] && anon)
 			snprintf(c->note, sizeof c->note, "code no file backs (JIT or anonymous memory)");
+		else if (!c->note[0])
+			snprintf(c->note, sizeof c->note, "a copy of %s's code outside its module", copy);
 	}
 
 	/* A caller's return address may be the first byte of the next function: look it up one

@@ -1,7 +1,7 @@
 // app.cpp: a C++ program for tests/t_lang.sh.  main calls app::Derived::run through its
 // virtual Base::run.  "segv": run hands a lambda (through std::function) to the template
-// app::Box<int>::apply, and the lambda calls app::crash_null, which writes through a null
-// pointer.  "abort": run's unlikely path, which gcc -O2 moves to run's .cold clone, calls
+// app::Box<int>::apply, and the lambda (run's second, {lambda(int)#2}: the first is never
+// called) calls app::crash_null, which writes through a null pointer.  "abort": run's unlikely path, which gcc -O2 moves to run's .cold clone, calls
 // app::fail, which aborts.
 #include <cstdio>
 #include <cstdlib>
@@ -46,7 +46,7 @@ __attribute__((noinline)) int Derived::run(int x)
 {
 	if (__builtin_expect(x < 0, 0))
 		fail("negative");
-	Box<int> box{x};
+	Box<int> box{x}; auto first = [](int v) { return v + 1; }; (void)first;   // {lambda(int)#1}
 	return box.apply([this](int v) {
 		calls++;
 		if (v == 7)

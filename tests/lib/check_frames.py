@@ -3,7 +3,9 @@
 expected-frames file.
 
   check_frames.py [--corestack PATH] [--exe EXE] [--sysroot DIR] [--perf-map FILE] [--ignore-found-by]
-                  [--thread N | --thread-with FUNC] EXPECTED CORE
+                  [--thread N | --thread-with FUNC] [--pid] EXPECTED CORE
+
+With --pid, CORE is the id of a live process, walked with corestack -p.
 
 Runs `corestack --json [--sysroot DIR] [--perf-map FILE] [-e EXE] CORE` (PATH defaults to $CORESTACK, else
 $BUILD/corestack, BUILD defaulting to build) and picks a thread: by default the one with
@@ -162,6 +164,7 @@ def main():
     ap.add_argument("--raw", action="store_true", help="corestack -r: names as mangled")
     ap.add_argument("--thread", type=int)
     ap.add_argument("--thread-with")
+    ap.add_argument("--pid", action="store_true", help="CORE is a process id: corestack -p")
     ap.add_argument("expected")
     ap.add_argument("core")
     args = ap.parse_args()
@@ -169,7 +172,7 @@ def main():
     pats, partial = parse_expected(args.expected, args.ignore_found_by)
     cmd = [args.corestack, "--json"] + (["-r"] if args.raw else []) + (["--sysroot", args.sysroot] if args.sysroot else []) + \
         (["--perf-map", args.perf_map] if args.perf_map else []) + \
-        (["-e", args.exe] if args.exe else []) + [args.core]
+        (["-e", args.exe] if args.exe else []) + (["-p"] if args.pid else []) + [args.core]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
