@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/sparc/run_sweep.sh: the SPARC accuracy sweep (tests/sparc/sweep.py) on the committed
 # builds of tests/sparc/progs/seeds.c and frames.c (case "all": every call structure in
-# turn; frames-O2 and frames-O2s: "every", with the function-pointer cases), one
-# test-protocol line per build (PROG-O2s: corestack reads PROG-O2 stripped, held to the
+# turn; frames-O2, frames-O3 (-O3 -ffunction-sections) and their stripped twins: "every",
+# with the function-pointer cases), one test-protocol line per build (PROG-O2s, PROG-O3s:
+# corestack reads PROG-O2 or PROG-O3 stripped, held to the
 # same truth with --stripped):
 #   PASS sparc-sweep-BUILD: N/M (100%)     every instruction unwound exactly
 #   FAIL sparc-sweep-BUILD: N/M (P%)       followed by the first mismatches, indented
@@ -14,7 +15,7 @@ BUILD=${BUILD:-build}
 F=tests/sparc/fixtures
 mkdir -p "$BUILD/tests/sparc"
 for b in seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
-         frames-O2 frames-O2g frames-O0 frames-m32 frames-O2s seeds-O2s; do
+         frames-O2 frames-O2g frames-O0 frames-m32 frames-O2s seeds-O2s frames-O3 frames-O3s; do
     if [ ! -x "$BUILD/corestack" ]; then
         echo "SKIP sparc-sweep-$b: $BUILD/corestack not built"; continue
     fi
@@ -23,10 +24,10 @@ for b in seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
     fi
     log=$BUILD/tests/sparc/sweep-$b.log
     case $b in
-    *-O2s) run=(--stripped "$F/$b" "$b" "$F/${b%s}") ;;
+    *-O2s|*-O3s) run=(--stripped "$F/$b" "$b" "$F/${b%s}") ;;
     *) run=("$b" "$F/$b") ;;
     esac
-    case $b in frames-O2*) case_=every ;; *) case_=all ;; esac
+    case $b in frames-O2*|frames-O3*) case_=every ;; *) case_=all ;; esac
     out=$(python3 tests/sparc/sweep.py --corestack "$BUILD/corestack" "${run[@]}" "$case_" 2> "$log")
     rc=$?
     counts=$(sed -n 's/^sweep [^:]*: \([0-9]*\/[0-9]*\) instructions exact (\([0-9.]*%\))$/\1 (\2)/p' <<< "$out")

@@ -29,19 +29,23 @@ SPARC_NOCFI := -g0 -fno-asynchronous-unwind-tables -fno-unwind-tables
 SPARC_CFLAGS_O2   := -O2 -fno-pie -no-pie $(SPARC_NOCFI)
 SPARC_CFLAGS_O2nr := -O2 -fno-pie -no-pie $(SPARC_NOCFI) -Wl,--no-relax
 SPARC_CFLAGS_O2g  := -O2 -g -fno-pie -no-pie
+SPARC_CFLAGS_O3   := -O3 -ffunction-sections -fno-pie -no-pie $(SPARC_NOCFI)
 SPARC_CFLAGS_O0   := -O0 -fno-pie -no-pie $(SPARC_NOCFI)
 SPARC_CFLAGS_pie  := -O2 -fPIE -pie $(SPARC_NOCFI)
 SPARC_CFLAGS_m32  := -m32 -O2 -fno-pie -no-pie $(SPARC_NOCFI)
 SPARC_CFLAGS_m32g := -m32 -O2 -g -fno-pie -no-pie
 
 SPARC_BUILDS := seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
-                frames-O2 frames-O2g frames-O0 frames-m32 \
+                frames-O2 frames-O2g frames-O3 frames-O0 frames-m32 \
                 signals-O2 signals-O2g signals-m32 threads-O2 threads-m32 tails-O2
-SPARC_BINS := $(SPARC_BUILDS:%=$(SPARC_FIX)/%) $(SPARC_FIX)/frames-O2s $(SPARC_FIX)/seeds-O2s
+SPARC_BINS := $(SPARC_BUILDS:%=$(SPARC_FIX)/%) $(SPARC_FIX)/frames-O2s $(SPARC_FIX)/seeds-O2s \
+              $(SPARC_FIX)/frames-O3s
 
-# the O2 builds stripped: neither symbols nor CFI (frames-O2s is checked on frames-O2's
-# cores: the same code)
+# the O2 and O3 builds stripped: neither symbols nor CFI (frames-O2s is checked on
+# frames-O2's cores: the same code)
 $(SPARC_FIX)/%-O2s: $(SPARC_FIX)/%-O2
+	sparc64-linux-gnu-strip -o $@ $<
+$(SPARC_FIX)/%-O3s: $(SPARC_FIX)/%-O3
 	sparc64-linux-gnu-strip -o $@ $<
 
 # $(call sparc_prog_rule,PROG-BUILD)
