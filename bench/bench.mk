@@ -5,7 +5,7 @@
 #   BENCH_RUNS=N        rounds per core (default 3)
 #   BENCH_EU_BOUND=S    seconds after which an eu-stack run is stopped and eu-stack dropped
 #   BENCH_ONLY=t1001-fp,...  only these cases (t1-fp ... t10001-cfi, fpbt-t57-fp,
-#                       fpbt-t1001-fp, modules, deep)
+#                       fpbt-t1001-fp, plugin-bt-t57-fp, plugin-bt-t1001-fp, modules, deep)
 # The program is built like the test suite's fp and cfi variants (tests/tests.mk).
 
 BENCH_RUNS     ?= 3

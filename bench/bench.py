@@ -189,6 +189,34 @@ def gdb_case(a, only, rows):
     return targets
 
 
+def plugin_bt_case(a, only, rows):
+    """gdb's own `thread apply all bt` with the plugin loaded (its unwinder asked for every
+    frame) against gdb alone, on the 57- and 1,001-thread fp cores; both must print the
+    same backtraces first.  Returns the targets."""
+    targets = []
+    for threads in ("57", "1001"):
+        name = "plugin-bt-t%s-fp" % threads
+        if only and name not in only:
+            continue
+        prog, core = make_core(a.progs, threads, "fp")
+        bt = ["-ex", "set print frame-arguments none", "-ex", "thread apply all bt", prog, core]
+        tools = {"plugin": ["gdb", "-nx", "-batch", "-x", a.gdb_script] + bt, "bt": ["gdb", "-nx", "-batch"] + bt}
+        outs = {k: subprocess.run(v, capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+                for k, v in tools.items()}
+        if outs["plugin"] != outs["bt"] or "#1 " not in outs["bt"]:
+            print("%s: gdb's bt prints other frames with the plugin loaded" % name)
+            rows.append(None)
+            continue
+        med, cpu = medians(tools, a.runs)
+        r = med["plugin"] / med["bt"]
+        rows.append("| %s | thread apply all bt with / without the plugin | %s / %s | %s / %s | %.2f |" % (
+            name, fmt_t(med["plugin"]), fmt_t(med["bt"]), fmt_t(cpu["plugin"]), fmt_t(cpu["bt"]), r))
+        print("%s: same frames; bt with the plugin %s, without %s" % (name, fmt_t(med["plugin"]), fmt_t(med["bt"])),
+              flush=True)
+        targets.append(("%s: within 1.5x of gdb's bt without the plugin" % name, r <= 1.5, "%.2fx" % r))
+    return targets
+
+
 def checked_core(a, name, prog, core, args, rows):
     """Makes CORE of PROG ARGS (when older than PROG) and checks that corestack -n 0 finds
     gdb's frames.  Returns the frame counts per thread, or None (a None row added) when
@@ -373,7 +401,7 @@ def main():
             targets.append(("t10001-%s --json: within 2x of cat" % b, m["csjson"] <= 2 * m["cat"],
                             "%.2fx" % (m["csjson"] / m["cat"])))
     rows2 = []
-    targets += gdb_case(a, only, rows2) + modules_case(a, only, rows2) + deep_case(a, only, rows2)
+    targets += gdb_case(a, only, rows2) + plugin_bt_case(a, only, rows2) + modules_case(a, only, rows2) + deep_case(a, only, rows2)
     if rows2:
         print()
         print("| case | compared | wall seconds | CPU seconds | ratio |")

@@ -34,7 +34,9 @@ static int file_note(struct cst_core *core, const char *name, const unsigned cha
 	int fd = name && name[0] == '/' ? cst_core_open_file(core, name, &st, path, sizeof path, e, sizeof e) : -1;
 	if (fd < 0)
 		return 0;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: only the headers and two notes are wanted, and mapping a file and
+	 * unmapping it costs more than the reads */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	const void *have;
 	int rc = 0;
 	if (elf && len > 0 && dwelf_elf_gnu_build_id(elf, &have) == len && memcmp(have, id, (size_t)len) == 0)
@@ -75,8 +77,9 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf
 	const char *from = b->name;
 	int rc = cst_package_note_from_memory(cst_core_target(c->core), b->start, &b->package, err, sizeof err);
 	if (rc == 0 && !b->package) {
-		from = b->name && b->name[0] == '/' ? cst_core_local_path(c->core, b->name) : b->name;
 		rc = file_note(c->core, b->name, bits, n, &b->package, err, sizeof err);
+		if (rc == -CST_E_BAD_NOTE && b->name && b->name[0] == '/')
+			from = cst_core_local_path(c->core, b->name);
 	}
 	if (rc == -CST_E_BAD_NOTE && asprintf(&b->package_error, "%s: %s", from, err) < 0)
 		b->package_error = NULL;

@@ -44,6 +44,8 @@ static bool is_core_file(int fd)
 struct found {
 	int npids, ncores;
 	pid_t pid;
+	int pid_fd, core_fd;         /* gdb's descriptors of the last memory file and core seen */
+	struct stat pid_st, core_st;
 	char core[4096];
 	dev_t dev;
 	ino_t ino;
@@ -72,6 +74,9 @@ static void scan_fds(struct found *fo)
 			if (fo->npids == 0 || fo->pid != pid)
 				fo->npids++;
 			fo->pid = pid;
+			fo->pid_fd = atoi(e->d_name);
+			if (fstat(fo->pid_fd, &fo->pid_st) < 0)
+				fo->pid_fd = -1;
 			continue;
 		}
 		if (target[0] != '/')
@@ -86,6 +91,8 @@ static void scan_fds(struct found *fo)
 		snprintf(fo->core, sizeof fo->core, "%s", target);
 		fo->dev = st.st_dev;
 		fo->ino = st.st_ino;
+		fo->core_fd = fd;
+		fo->core_st = st;
 	}
 	closedir(d);
 }
@@ -129,6 +136,7 @@ static uint64_t maps_hash(pid_t pid)
 void cst_inferior_close(struct cst_inferior *inf)
 {
 	cst_process_close(inf->proc);
+	free(inf->contexts);
 	memset(inf, 0, sizeof *inf);
 }
 
@@ -160,6 +168,58 @@ static int use_process(struct cst_inferior *inf, int rc, struct cst_process *pro
 	return 0;
 }
 
+/* Keeps FD, the descriptor of gdb's found as ST, as the one that names INF. */
+static void keep_fd(struct cst_inferior *inf, int fd, const struct stat *st)
+{
+	inf->gdb_fd = fd;
+	inf->gdb_fd_dev = st->st_dev;
+	inf->gdb_fd_ino = st->st_ino;
+	inf->gdb_fd_mtime = st->st_mtim;
+}
+
+/* True when INF is open and gdb's descriptor that named it still names the same file. */
+static bool fd_unchanged(const struct cst_inferior *inf)
+{
+	struct stat st;
+	return inf->proc && (inf->kind == CST_INF_LIVE || inf->kind == CST_INF_CORE) && inf->gdb_fd >= 0 &&
+	       fstat(inf->gdb_fd, &st) == 0 && st.st_dev == inf->gdb_fd_dev && st.st_ino == inf->gdb_fd_ino &&
+	       st.st_mtim.tv_sec == inf->gdb_fd_mtime.tv_sec && st.st_mtim.tv_nsec == inf->gdb_fd_mtime.tv_nsec;
+}
+
+static int cmp_context(const void *a, const void *b)
+{
+	const struct cst_inferior_context *x = a, *y = b;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return x->sp < y->sp ? -1 : x->sp > y->sp;
+}
+
+/* The pc and sp of every thread of core INF, sorted for cst_inferior_is_context: read once,
+ * where the frames gdb unwinds would read every thread's NT_PRSTATUS again for each. */
+static int read_contexts(struct cst_inferior *inf)
+{
+	const struct cst_arch *a = inf->arch;
+	size_t n = 0, cap = 0;
+	struct cst_process_thread t;
+	for (size_t i = 0; cst_process_thread(inf->proc, i, &t) == 0; i++) {
+		uint64_t pc, sp;
+		if (!cst_reg_get(t.regs, a->pc_reg, &pc) || !cst_reg_get(t.regs, a->sp_reg, &sp))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			void *p = realloc(inf->contexts, cap * sizeof *inf->contexts);
+			if (!p)
+				return cst_inferior_unusable(inf, -CST_E_NOMEM, "%s", "out of memory");
+			inf->contexts = p;
+		}
+		inf->contexts[n++] = (struct cst_inferior_context){ pc, sp };
+	}
+	if (n)
+		qsort(inf->contexts, n, sizeof *inf->contexts, cmp_context);
+	inf->ncontexts = n;
+	return 0;
+}
+
 static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
 {
 	char err[256];
@@ -182,13 +242,25 @@ static int open_core(struct cst_inferior *inf, const struct found *fo)
 		snprintf(inf->core_path, sizeof inf->core_path, "%s", fo->core);
 		inf->core_dev = fo->dev;
 		inf->core_ino = fo->ino;
+		keep_fd(inf, fo->core_fd, &fo->core_st);
 	}
-	return use_process(inf, rc, proc, fo->core, err);
+	rc = use_process(inf, rc, proc, fo->core, err);
+	return rc < 0 ? rc : read_contexts(inf);
 }
 
 int cst_inferior_update(struct cst_inferior *inf)
 {
-	struct found fo = { 0 };
+	if (fd_unchanged(inf)) {
+		if (inf->kind == CST_INF_CORE)
+			return 0;
+		uint64_t h = maps_hash(inf->pid);
+		if (h == inf->maps_hash)
+			return 0;
+		pid_t pid = inf->pid;
+		cst_inferior_close(inf);
+		return open_live(inf, pid, h);
+	}
+	struct found fo = { .pid_fd = -1, .core_fd = -1 };
 	scan_fds(&fo);
 	if (fo.npids == 1 && tracer_of(fo.pid) != getpid())
 		fo.npids = 0;
@@ -208,13 +280,21 @@ int cst_inferior_update(struct cst_inferior *inf)
 
 	if (fo.npids == 1) {
 		uint64_t h = maps_hash(fo.pid);
-		if (inf->kind == CST_INF_LIVE && inf->pid == fo.pid && inf->maps_hash == h && inf->proc)
-			return 0;
-		cst_inferior_close(inf);
-		return open_live(inf, fo.pid, h);
-	}
-	if (inf->kind == CST_INF_CORE && inf->core_dev == fo.dev && inf->core_ino == fo.ino && inf->proc)
+		if (!(inf->kind == CST_INF_LIVE && inf->pid == fo.pid && inf->maps_hash == h && inf->proc)) {
+			cst_inferior_close(inf);
+			int rc = open_live(inf, fo.pid, h);
+			if (rc < 0)
+				return rc;
+		}
+		keep_fd(inf, fo.pid_fd, &fo.pid_st);
 		return 0;
+	}
+	if (inf->kind == CST_INF_CORE && inf->core_dev == fo.dev && inf->core_ino == fo.ino && inf->proc &&
+	    inf->gdb_fd_mtime.tv_sec == fo.core_st.st_mtim.tv_sec &&
+	    inf->gdb_fd_mtime.tv_nsec == fo.core_st.st_mtim.tv_nsec) {
+		keep_fd(inf, fo.core_fd, &fo.core_st);
+		return 0;
+	}
 	cst_inferior_close(inf);
 	return open_core(inf, &fo);
 }
@@ -226,12 +306,9 @@ bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp)
 	if (!a)
 		return false;
 	if (inf->kind == CST_INF_CORE) {
-		struct cst_process_thread t;
-		for (size_t i = 0; cst_process_thread(inf->proc, i, &t) == 0; i++)
-			if (cst_reg_get(t.regs, a->pc_reg, &tpc) && cst_reg_get(t.regs, a->sp_reg, &tsp) &&
-			    tpc == pc && tsp == sp)
-				return true;
-		return false;
+		struct cst_inferior_context key = { pc, sp };
+		return inf->ncontexts &&
+		       bsearch(&key, inf->contexts, inf->ncontexts, sizeof key, cmp_context) != NULL;
 	}
 	if (inf->kind != CST_INF_LIVE || !a->ptrace_regs)
 		return false;

@@ -14,9 +14,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "process.h"
 
 enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE, CST_INF_REMOTE };
+
+/* A thread's registers where it stopped: a frame with both is a frame 0. */
+struct cst_inferior_context {
+	uint64_t pc, sp;
+};
 
 struct cst_inferior {
 	enum cst_inferior_kind kind;
@@ -24,6 +30,13 @@ struct cst_inferior {
 	char core_path[4096];        /* core: the file gdb has open */
 	dev_t core_dev;
 	ino_t core_ino;
+	int gdb_fd;                  /* live or core: gdb's descriptor that named the inferior
+	                                (its memory file or the core) */
+	dev_t gdb_fd_dev;
+	ino_t gdb_fd_ino;
+	struct timespec gdb_fd_mtime; /* that file's mtime: a core rewritten in place is another */
+	struct cst_inferior_context *contexts; /* core: every thread's pc and sp, sorted */
+	size_t ncontexts;
 	uint64_t maps_hash;          /* live: hash of /proc/PID/maps when symbols were read;
 	                                remote: hash of the module list (remote.h) */
 	char program[4096];          /* remote: the program file gdb debugs (remote.h) */
@@ -40,7 +53,9 @@ struct cst_inferior {
 };
 
 /* Finds gdb's inferior again and reopens what changed (another process or core, new
- * mappings).  Returns 0 when INF is usable (arch and symbols known), or a negative code with
+ * mappings).  gdb's descriptors are looked through only when the one that named the inferior
+ * last no longer names the same file (fstat: device, inode, mtime), as gdb calls the reader
+ * for every frame it unwinds.  Returns 0 when INF is usable (arch and symbols known), or a negative code with
  * INF->why set: -CST_E_NOENT no inferior found or several, -CST_E_ARCH an architecture
  * corestack does not unwind, another code when its modules cannot be read. */
 int cst_inferior_update(struct cst_inferior *inf);

@@ -23,6 +23,9 @@
 
 static bool disabled;
 static const char *chosen_dir;
+/* cache_dir's answer, found once per process: a core's every module looks its debug file up */
+static enum { DIR_UNKNOWN, DIR_USABLE, DIR_NONE } dir_state;
+static char dir_found[PATH_MAX];
 
 void cst_debugcache_disable(void)
 {
@@ -34,6 +37,7 @@ int cst_debugcache_set_dir(const char *dir)
 	if (dir[0] != '/')
 		return -CST_E_INVAL;
 	chosen_dir = dir;
+	dir_state = DIR_UNKNOWN;
 	return 0;
 }
 
@@ -58,7 +62,7 @@ static bool make_dir(const char *path)
 /* The cache directory, created when missing, in BUF (LEN bytes); false when there is none
  * we may use: not a directory, not owned by us, or writable by group or others (another
  * user could plant entries). */
-static bool cache_dir(char *buf, size_t len)
+static bool find_cache_dir(char *buf, size_t len)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
@@ -86,6 +90,17 @@ static bool cache_dir(char *buf, size_t len)
 	struct stat st;
 	return lstat(buf, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
 	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* find_cache_dir, asked once per process (and again after cst_debugcache_set_dir). */
+static bool cache_dir(char *buf, size_t len)
+{
+	if (dir_state == DIR_UNKNOWN)
+		dir_state = find_cache_dir(dir_found, sizeof dir_found) ? DIR_USABLE : DIR_NONE;
+	if (dir_state == DIR_NONE || strlen(dir_found) >= len)
+		return false;
+	strcpy(buf, dir_found);
+	return true;
 }
 
 /* Whether E's GNU build-id note (dwelf_elf_gnu_build_id) is ID, IDLEN bytes. */

@@ -124,6 +124,47 @@ int cst_package_note_find(Elf *elf, struct cst_package_note **out, char *err, si
 	return 0;
 }
 
+/* Hides the section headers of the image IMG (LEN bytes) if it is ELF: they are not loaded,
+ * the image has program headers only.  Returns false when it is not ELF. */
+static bool image_headers(char *img, size_t len)
+{
+	if (len < sizeof(Elf64_Ehdr) || memcmp(img, ELFMAG, SELFMAG) != 0)
+		return false;
+	if (img[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+		eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
+	} else if (img[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr *eh = (Elf32_Ehdr *)img;
+		eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
+	}
+	return true;
+}
+
+/* The bytes of the image whose first LEN bytes are IMG that its PT_NOTE segments need
+ * (cst_package_note_find reads a note at its p_offset in the image), at most MAX; MAX
+ * when the program headers lie beyond LEN. */
+static size_t notes_extent(char *img, size_t len, size_t max)
+{
+	Elf *elf = elf_memory(img, len);
+	size_t n, need = len;
+	if (!elf || elf_getphdrnum(elf, &n) < 0) {
+		need = max;
+		n = 0;
+	}
+	for (size_t i = 0; i < n && need < max; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			need = max;
+		else if (ph.p_type == PT_NOTE && (ph.p_offset > max || ph.p_filesz > max - ph.p_offset))
+			need = max;
+		else if (ph.p_type == PT_NOTE && ph.p_offset + ph.p_filesz > need)
+			need = (size_t)(ph.p_offset + ph.p_filesz);
+	}
+	if (elf)
+		elf_end(elf);
+	return need;
+}
+
 int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst_package_note **out,
 				 char *err, size_t errlen)
 {
@@ -131,19 +172,14 @@ int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst
 	char *img = malloc(CST_PACKAGE_NOTE_IMAGE);
 	if (!img)
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
-	size_t len = 0;
-	while (len < CST_PACKAGE_NOTE_IMAGE && cst_target_read(t, base + len, img + len, 4096) == 0)
+	/* the first page, then only as many more as the notes reach */
+	size_t len = cst_target_read(t, base, img, 4096) == 0 ? 4096 : 0;
+	bool is_elf = image_headers(img, len);
+	size_t want = is_elf ? notes_extent(img, len, CST_PACKAGE_NOTE_IMAGE) : 0;
+	while (len < want && cst_target_read(t, base + len, img + len, 4096) == 0)
 		len += 4096;
 	int rc = 0;
-	if (len >= sizeof(Elf64_Ehdr) && memcmp(img, ELFMAG, SELFMAG) == 0) {
-		/* section headers are not loaded: the image has program headers only */
-		if (img[EI_CLASS] == ELFCLASS64) {
-			Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-			eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
-		} else if (img[EI_CLASS] == ELFCLASS32) {
-			Elf32_Ehdr *eh = (Elf32_Ehdr *)img;
-			eh->e_shoff = 0, eh->e_shnum = 0, eh->e_shstrndx = 0;
-		}
+	if (is_elf) {
 		Elf *elf = elf_memory(img, len);
 		if (elf) {
 			rc = cst_package_note_find(elf, out, err, errlen);

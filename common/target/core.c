@@ -53,12 +53,15 @@ struct load {                    /* one PT_LOAD */
 	bool exec;               /* PF_X */
 };
 
-struct mapped_file {             /* a file named by NT_FILE, opened on first use */
+struct mapped_file {             /* a file named by NT_FILE, opened on first use and kept open */
 	const char *recorded;
 	char *local;             /* path opened on this machine */
 	int fd;                  /* -1 when it could not be opened */
 	bool tried;
 	uint64_t size;
+	struct stat st;          /* its status at the open */
+	int rc;                  /* fd < 0: cst_core_open_file's code, ERR its reason */
+	char *err;
 };
 
 /* PT_LOAD bytes are read with pread through this cache, not through the file's mapping: a
@@ -102,6 +105,8 @@ struct cst_core {
 	uint64_t page_size;
 	struct mapped_file *files;
 	size_t nfiles;
+	int *file_slot;          /* open-addressing hash of the files' names: index into files or -1 */
+	size_t file_hsize;       /* its size, a power of two */
 
 	char *executable;               /* -e, or the mapping holding AT_ENTRY */
 	bool exe_given;                 /* EXECUTABLE is -e's */
@@ -195,31 +200,43 @@ static size_t load_span(struct cst_core *c, uint64_t addr, uint64_t *off)
 	return 0;
 }
 
-static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping *m)
+static int open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		     size_t pathlen, char *err, size_t errlen);
+
+/* Opens F once: the core reader, the symbols and the package notes all read the same
+ * descriptor (cst_core_open_file hands out duplicates), so each file is looked up, opened
+ * and checked once.  A failure is kept with its reason and said once. */
+static struct mapped_file *open_mapped(struct cst_core *c, struct mapped_file *f)
 {
-	if (m->file < 0)
-		return NULL;
-	struct mapped_file *f = &c->files[m->file];
-	if (!f->tried) {
-		f->tried = true;
-		f->fd = -1;
-		/* a FIFO or device planted in NT_FILE is not even opened */
-		struct stat st;
-		char err[128], path[PATH_MAX];
-		int fd = cst_core_open_file(c, f->recorded, &st, path, sizeof path, err, sizeof err);
-		f->local = strdup(path);
-		if (fd >= 0 && !f->local) {
+	if (f->tried)
+		return f;
+	f->tried = true;
+	f->fd = -1;
+	/* a FIFO or device planted in NT_FILE is not even opened */
+	char err[128], path[PATH_MAX];
+	int fd = open_file(c, f->recorded, &f->st, path, sizeof path, err, sizeof err);
+	f->local = strdup(path);
+	if (fd < 0)
+		f->err = strdup(err);
+	if (!f->local || (fd < 0 && !f->err)) {
+		if (fd >= 0)
 			close(fd);
-			return f;
-		}
-		if (fd < 0) {
-			cst_core_warn(c, "cannot open mapped file %s: %s", f->local, err);
-		} else {
-			f->fd = fd;
-			f->size = (uint64_t)st.st_size;
-		}
+		f->rc = -CST_E_NOMEM;
+		return f;
+	}
+	if (fd < 0) {
+		f->rc = fd;
+		cst_core_warn(c, "cannot open mapped file %s: %s", f->local, err);
+	} else {
+		f->fd = fd;
+		f->size = (uint64_t)f->st.st_size;
 	}
 	return f;
+}
+
+static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping *m)
+{
+	return m->file < 0 ? NULL : open_mapped(c, &c->files[m->file]);
 }
 
 /* Bytes at ADDR from the file mapping that covers it. */
@@ -413,6 +430,28 @@ static void parse_prpsinfo(struct cst_core *c, const uint8_t *d, size_t size)
 	c->psargs[80] = 0;
 }
 
+/* The slot of C->file_slot that holds NAME's file, or the empty slot where it goes (FNV-1a
+ * of the name, linear probing). */
+static size_t file_slot(const struct cst_core *c, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	size_t k = h & (c->file_hsize - 1);
+	while (c->file_slot[k] >= 0 && strcmp(c->files[c->file_slot[k]].recorded, name) != 0)
+		k = (k + 1) & (c->file_hsize - 1);
+	return k;
+}
+
+/* The file of NT_FILE recorded as NAME, or NULL. */
+static struct mapped_file *recorded_file(struct cst_core *c, const char *name)
+{
+	if (!c->file_slot)
+		return NULL;
+	int i = c->file_slot[file_slot(c, name)];
+	return i < 0 ? NULL : &c->files[i];
+}
+
 /* NT_FILE (fs/binfmt_elf.c, fill_files_note): count and page size as words, then count
  * triples (start, end, page offset) of words, then count NUL-terminated names. */
 static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
@@ -467,13 +506,10 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 	if (!slot)
 		return -CST_E_NOMEM;
 	memset(slot, 0xff, hsize * sizeof *slot);
+	c->file_slot = slot;
+	c->file_hsize = hsize;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t h = 1469598103934665603ull;
-		for (const char *p = c->maps[i].name; *p; p++)
-			h = (h ^ (uint8_t)*p) * 1099511628211ull;
-		size_t k = h & (hsize - 1);
-		while (slot[k] >= 0 && strcmp(c->files[slot[k]].recorded, c->maps[i].name) != 0)
-			k = (k + 1) & (hsize - 1);
+		size_t k = file_slot(c, c->maps[i].name);
 		if (slot[k] < 0) {
 			slot[k] = (int)c->nfiles;
 			c->files[c->nfiles].recorded = c->maps[i].name;
@@ -482,7 +518,6 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 		}
 		c->maps[i].file = slot[k];
 	}
-	free(slot);
 	return 0;
 }
 
@@ -857,7 +892,9 @@ void cst_core_close(struct cst_core *c)
 		if (c->files[i].fd >= 0)
 			close(c->files[i].fd);
 		free(c->files[i].local);
+		free(c->files[i].err);
 	}
+	free(c->file_slot);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->files);
@@ -992,8 +1029,8 @@ const char *cst_core_exe_option(const struct cst_core *c, const char *recorded)
 	       c->executable : NULL;
 }
 
-int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
-		       size_t pathlen, char *err, size_t errlen)
+static int open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		     size_t pathlen, char *err, size_t errlen)
 {
 	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0) {
 		snprintf(path, pathlen, "%s", c->executable);
@@ -1011,12 +1048,38 @@ int cst_core_open_named(struct cst_core *c, const char *recorded, struct stat *s
 	return cst_open_regular(recorded, 0, st, err, errlen);
 }
 
+int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
+		       size_t pathlen, char *err, size_t errlen)
+{
+	struct mapped_file *f = recorded_file(c, recorded);
+	if (!f)
+		return open_file(c, recorded, st, path, pathlen, err, errlen);
+	open_mapped(c, f);
+	snprintf(path, pathlen, "%s", f->local ? f->local : recorded);
+	if (f->fd < 0) {
+		snprintf(err, errlen, "%s", f->err ? f->err : "out of memory");
+		return f->rc;
+	}
+	int fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -CST_E_IO;
+	}
+	*st = f->st;
+	return fd;
+}
+
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)
 {
 	static __thread char buf[PATH_MAX];
+	struct mapped_file *f = recorded_file(c, recorded);
+	if (f && open_mapped(c, f)->local) {
+		snprintf(buf, sizeof buf, "%s", f->local);
+		return buf;
+	}
 	struct stat st;
 	char err[128];
-	int fd = cst_core_open_file(c, recorded, &st, buf, sizeof buf, err, sizeof err);
+	int fd = open_file(c, recorded, &st, buf, sizeof buf, err, sizeof err);
 	if (fd >= 0)
 		close(fd);
 	return buf;
