@@ -4,7 +4,8 @@
 # (tests/lang/expected/, gdb's frames in each file's comments), and with -r mangled; the JSON
 # "symbol" member; the signature (the machinery skipped, " [clone .cold]" cut); the shell's
 # disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed;
-# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main.
+# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main;
+# Debian's python3.11 with its inline frames.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
@@ -205,6 +206,20 @@ assert t["complete"] and names[-1] == "_start", "walk incomplete (%s): %s" % (t.
 		"$CS" "$W/node.core"
 else
 	fail lang-node "no core: $(head -c 300 "$W/node.err")"
+fi
+
+# Debian's python3.11 (LTO) with python3.11-dbg: a SIGSEGV in the eval loop; the inline
+# frames gdb shows (the LTO units' inlined subroutines name DIEs of other units)
+PY=/usr/bin/python3.11
+pybid=$( [ -x "$PY" ] && readelf -n "$PY" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+if [ ! -x "$PY" ]; then
+	skip lang-python "no $PY (Debian's python3.11)"
+elif [ -z "$pybid" ] || [ ! -e "/usr/lib/debug/.build-id/${pybid:0:2}/${pybid:2}.debug" ]; then
+	skip lang-python "no debug file for $PY's build-id (make deps installs python3.11-dbg)"
+elif core python_segv "$PY" "$(pwd)/tests/lang/crash.py"; then
+	check lang-python python3 tests/lib/check_frames.py --corestack "$CS" "$E/python_segv" "$W/python_segv.core"
+else
+	fail lang-python "no core: $(head -c 300 "$W/python_segv.err")"
 fi
 
 # the mangled forms, as -r shows them

@@ -1304,6 +1304,43 @@ static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const c
 	return qualified_name(s, die, name);
 }
 
+/* The DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost first,
+ * through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out of
+ * memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin is
+ * in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting is
+ * found by descending the unit's tree, which is what the concrete chain is made of.  DEPTH
+ * is bounded (a hostile file's tree may be deep). */
+static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	enum { MAX_DEPTH = 64 };
+	Dwarf_Die path[MAX_DEPTH], parent = *cu, c;
+	int n = 0;
+	while (n < MAX_DEPTH && dwarf_child(&parent, &c) == 0) {
+		bool found = false;
+		do {
+			int tag = dwarf_tag(&c);
+			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) > 0) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found)
+			break;
+		path[n++] = c;
+		parent = c;
+	}
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	*out = malloc((size_t)n * sizeof **out);
+	if (!*out)
+		return -1;
+	for (int i = 0; i < n; i++)
+		(*out)[i] = path[n - 1 - i];
+	return n;
+}
+
 static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
 {
 	Dwfl_Module *mod = module_at(s, addr);
@@ -1313,19 +1350,12 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 	if (!cu || max < 2)
 		return 0;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	int n = concrete_scopes(cu, addr - bias, &scopes);
 	int first = -1;
 	for (int i = 0; i < n && first < 0; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
 			first = i;
-	/* dwarf_getscopes follows the abstract origin out of an inlined subroutine; the
-	 * concrete nesting (inlined call sites out to the subprogram) is dwarf_getscopes_die's. */
-	Dwarf_Die *chain = NULL;
-	if (first >= 0)
-		n = dwarf_getscopes_die(&scopes[first], &chain);
-	free(scopes);
-	scopes = chain;
-	if (first < 0 || n <= 0) {
+	if (first < 0) {
 		free(scopes);
 		return 0;
 	}
@@ -1344,7 +1374,7 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 	size_t nfiles = 0;
 	dwarf_getsrcfiles(cu, &files, &nfiles);
 	int k = 0;
-	for (int i = 0; i < n && k < max; i++) {
+	for (int i = first; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
