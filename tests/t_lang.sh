@@ -218,6 +218,14 @@ elif [ -z "$pybid" ] || [ ! -e "/usr/lib/debug/.build-id/${pybid:0:2}/${pybid:2}
 	skip lang-python "no debug file for $PY's build-id (make deps installs python3.11-dbg)"
 elif core python_segv "$PY" "$(pwd)/tests/lang/crash.py"; then
 	check lang-python python3 tests/lib/check_frames.py --corestack "$CS" "$E/python_segv" "$W/python_segv.core"
+	# an LTO clone is shown by its DWARF name; the JSON symbol and -r keep the clone's
+	check lang-python-clone-symbol python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = [f for t in d["threads"] if t.get("crashed") for f in t["frames"] if f.get("symbol") == "run_mod.lto_priv.0"]
+assert f and f[0]["function"] == "run_mod", f' "$CS" "$W/python_segv.core"
+	"$CS" -r "$W/python_segv.core" > "$W/py-raw.out" 2>&1
+	check lang-python-clone-raw grep -qE ' in run_mod\.lto_priv\.0 \(\)' "$W/py-raw.out"
 else
 	fail lang-python "no core: $(head -c 300 "$W/python_segv.err")"
 fi

@@ -1002,6 +1002,61 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, b
 	return NULL;
 }
 
+/* The DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost first,
+ * through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out of
+ * memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin is
+ * in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting is
+ * found by descending the unit's tree, which is what the concrete chain is made of.  DEPTH
+ * is bounded (a hostile file's tree may be deep). */
+static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	enum { MAX_DEPTH = 64 };
+	Dwarf_Die path[MAX_DEPTH], parent = *cu, c;
+	int n = 0;
+	while (n < MAX_DEPTH && dwarf_child(&parent, &c) == 0) {
+		bool found = false;
+		do {
+			int tag = dwarf_tag(&c);
+			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) > 0) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found)
+			break;
+		path[n++] = c;
+		parent = c;
+	}
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	*out = malloc((size_t)n * sizeof **out);
+	if (!*out)
+		return -1;
+	for (int i = 0; i < n; i++)
+		(*out)[i] = path[n - 1 - i];
+	return n;
+}
+
+static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
+
+/* The name to show for SYMBOL (a symbol-table name with a gcc clone suffix, such as
+ * "string_at.lto_priv.0" or "run.cold") from the DWARF subprogram of CU holding PC (a DWARF
+ * address), as gdb names it: the function's own name, the suffix being no part of it; NULL
+ * when no subprogram holds PC. */
+static const char *clone_dwarf_name(struct cst_symbols *s, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = concrete_scopes(cu, pc, &scopes);
+	const char *name = NULL, *ignored;
+	for (int i = 0; i < n && !name; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			name = function_names(s, &scopes[i], &ignored);
+	free(scopes);
+	return name;
+}
+
 static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
 	memset(loc, 0, sizeof *loc);
@@ -1059,6 +1114,12 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 		loc->file = file;
 		loc->line = lineno;
 	}
+	char base[256];
+	if (cu && loc->function && !s->raw &&
+	    strcmp(cst_symbols_base_name(loc->symbol, base, sizeof base), loc->symbol) != 0) {
+		const char *own = clone_dwarf_name(s, cu, addr - bias);
+		loc->function = own ? own : loc->function;
+	}
 }
 
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
@@ -1104,7 +1165,6 @@ static Dwarf_Die declaration(Dwarf_Die *die, Dwarf_Die *buf)
 	return d;
 }
 
-static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
 static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name);
 
 /* Appends STR to BUF (CAP bytes, *LEN used); false when it does not fit. */
@@ -1302,43 +1362,6 @@ static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const c
 	if (!name || s->raw)
 		return *symbol;
 	return qualified_name(s, die, name);
-}
-
-/* The DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost first,
- * through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out of
- * memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin is
- * in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting is
- * found by descending the unit's tree, which is what the concrete chain is made of.  DEPTH
- * is bounded (a hostile file's tree may be deep). */
-static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
-{
-	enum { MAX_DEPTH = 64 };
-	Dwarf_Die path[MAX_DEPTH], parent = *cu, c;
-	int n = 0;
-	while (n < MAX_DEPTH && dwarf_child(&parent, &c) == 0) {
-		bool found = false;
-		do {
-			int tag = dwarf_tag(&c);
-			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) > 0) {
-				found = true;
-				break;
-			}
-		} while (dwarf_siblingof(&c, &c) == 0);
-		if (!found)
-			break;
-		path[n++] = c;
-		parent = c;
-	}
-	*out = NULL;
-	if (n == 0)
-		return 0;
-	*out = malloc((size_t)n * sizeof **out);
-	if (!*out)
-		return -1;
-	for (int i = 0; i < n; i++)
-		(*out)[i] = path[n - 1 - i];
-	return n;
 }
 
 static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max)
