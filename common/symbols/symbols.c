@@ -1002,32 +1002,49 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, b
 	return NULL;
 }
 
-/* The DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost first,
- * through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out of
- * memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin is
- * in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting is
- * found by descending the unit's tree, which is what the concrete chain is made of.  DEPTH
- * is bounded (a hostile file's tree may be deep). */
+enum { SCOPES_MAX_DEPTH = 64 };
+
+/* Descends PARENT's children for the code DIEs (subprogram, inlined subroutine, lexical
+ * block) holding PC, through the namespaces, modules and classes that hold functions without
+ * code ranges of their own (Rust nests functions in namespaces, C++ classes may hold
+ * definitions); appends them to PATH (*N used), outermost first.  True when a code DIE holds
+ * PC.  DEPTH and *BUDGET (DIEs looked at) are bounded: a hostile file's tree may be deep or
+ * large. */
+static bool scopes_descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, int depth, int *budget)
+{
+	Dwarf_Die c;
+	if (depth >= SCOPES_MAX_DEPTH || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		if (--*budget < 0)
+			return false;
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) {
+			if (dwarf_haspc(&c, pc) <= 0)
+				continue;
+			if (*n < SCOPES_MAX_DEPTH)
+				path[(*n)++] = c;
+			scopes_descend(&c, pc, path, n, depth + 1, budget);
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type || tag == DW_TAG_union_type) &&
+		    scopes_descend(&c, pc, path, n, depth + 1, budget))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The code DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost
+ * first, through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out
+ * of memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin
+ * is in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting
+ * is found by descending the unit's tree, which is what the concrete chain is made of. */
 static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
 {
-	enum { MAX_DEPTH = 64 };
-	Dwarf_Die path[MAX_DEPTH], parent = *cu, c;
-	int n = 0;
-	while (n < MAX_DEPTH && dwarf_child(&parent, &c) == 0) {
-		bool found = false;
-		do {
-			int tag = dwarf_tag(&c);
-			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) > 0) {
-				found = true;
-				break;
-			}
-		} while (dwarf_siblingof(&c, &c) == 0);
-		if (!found)
-			break;
-		path[n++] = c;
-		parent = c;
-	}
+	Dwarf_Die path[SCOPES_MAX_DEPTH];
+	int n = 0, budget = 1000000;
+	scopes_descend(cu, pc, path, &n, 0, &budget);
 	*out = NULL;
 	if (n == 0)
 		return 0;
