@@ -4,7 +4,8 @@
 # (tests/lang/expected/, gdb's frames in each file's comments), and with -r mangled; the JSON
 # "symbol" member; the signature (the machinery skipped, " [clone .cold]" cut); the shell's
 # disassemble of a C++ name typed without its parameter list; Go's signal restorer crossed;
-# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main.
+# JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main;
+# Debian's python3.11 with its inline frames.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 cd "$(dirname "$0")/.." || exit 0
 BUILD=${BUILD:-build}
@@ -205,6 +206,28 @@ assert t["complete"] and names[-1] == "_start", "walk incomplete (%s): %s" % (t.
 		"$CS" "$W/node.core"
 else
 	fail lang-node "no core: $(head -c 300 "$W/node.err")"
+fi
+
+# Debian's python3.11 (LTO) with python3.11-dbg: a SIGSEGV in the eval loop; the inline
+# frames gdb shows (the LTO units' inlined subroutines name DIEs of other units)
+PY=/usr/bin/python3.11
+pybid=$( [ -x "$PY" ] && readelf -n "$PY" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+if [ ! -x "$PY" ]; then
+	skip lang-python "no $PY (Debian's python3.11)"
+elif [ -z "$pybid" ] || [ ! -e "/usr/lib/debug/.build-id/${pybid:0:2}/${pybid:2}.debug" ]; then
+	skip lang-python "no debug file for $PY's build-id (make deps installs python3.11-dbg)"
+elif core python_segv "$PY" "$(pwd)/tests/lang/crash.py"; then
+	check lang-python python3 tests/lib/check_frames.py --corestack "$CS" "$E/python_segv" "$W/python_segv.core"
+	# an LTO clone is shown by its DWARF name; the JSON symbol and -r keep the clone's
+	check lang-python-clone-symbol python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+f = [f for t in d["threads"] if t.get("crashed") for f in t["frames"] if f.get("symbol") == "run_mod.lto_priv.0"]
+assert f and f[0]["function"] == "run_mod", f' "$CS" "$W/python_segv.core"
+	"$CS" -r "$W/python_segv.core" > "$W/py-raw.out" 2>&1
+	check lang-python-clone-raw grep -qE ' in run_mod\.lto_priv\.0 \(\)' "$W/py-raw.out"
+else
+	fail lang-python "no core: $(head -c 300 "$W/python_segv.err")"
 fi
 
 # the mangled forms, as -r shows them

@@ -1002,6 +1002,78 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, b
 	return NULL;
 }
 
+enum { SCOPES_MAX_DEPTH = 64 };
+
+/* Descends PARENT's children for the code DIEs (subprogram, inlined subroutine, lexical
+ * block) holding PC, through the namespaces, modules and classes that hold functions without
+ * code ranges of their own (Rust nests functions in namespaces, C++ classes may hold
+ * definitions); appends them to PATH (*N used), outermost first.  True when a code DIE holds
+ * PC.  DEPTH and *BUDGET (DIEs looked at) are bounded: a hostile file's tree may be deep or
+ * large. */
+static bool scopes_descend(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int *n, int depth, int *budget)
+{
+	Dwarf_Die c;
+	if (depth >= SCOPES_MAX_DEPTH || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		if (--*budget < 0)
+			return false;
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) {
+			if (dwarf_haspc(&c, pc) <= 0)
+				continue;
+			if (*n < SCOPES_MAX_DEPTH)
+				path[(*n)++] = c;
+			scopes_descend(&c, pc, path, n, depth + 1, budget);
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type || tag == DW_TAG_union_type) &&
+		    scopes_descend(&c, pc, path, n, depth + 1, budget))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The code DIEs of CU's concrete tree whose ranges hold PC (a DWARF address), innermost
+ * first, through lexical blocks, into *OUT (malloc'd); their number, 0 when none, -1 when out
+ * of memory.  dwarf_getscopes gives nothing for an inlined subroutine whose abstract origin
+ * is in another unit (gcc's LTO units refer to the compile-time units' DIEs), so the nesting
+ * is found by descending the unit's tree, which is what the concrete chain is made of. */
+static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	Dwarf_Die path[SCOPES_MAX_DEPTH];
+	int n = 0, budget = 1000000;
+	scopes_descend(cu, pc, path, &n, 0, &budget);
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	*out = malloc((size_t)n * sizeof **out);
+	if (!*out)
+		return -1;
+	for (int i = 0; i < n; i++)
+		(*out)[i] = path[n - 1 - i];
+	return n;
+}
+
+static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
+
+/* The name to show for SYMBOL (a symbol-table name with a gcc clone suffix, such as
+ * "string_at.lto_priv.0" or "run.cold") from the DWARF subprogram of CU holding PC (a DWARF
+ * address), as gdb names it: the function's own name, the suffix being no part of it; NULL
+ * when no subprogram holds PC. */
+static const char *clone_dwarf_name(struct cst_symbols *s, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = concrete_scopes(cu, pc, &scopes);
+	const char *name = NULL, *ignored;
+	for (int i = 0; i < n && !name; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			name = function_names(s, &scopes[i], &ignored);
+	free(scopes);
+	return name;
+}
+
 static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
 	memset(loc, 0, sizeof *loc);
@@ -1059,6 +1131,12 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 		loc->file = file;
 		loc->line = lineno;
 	}
+	char base[256];
+	if (cu && loc->function && !s->raw &&
+	    strcmp(cst_symbols_base_name(loc->symbol, base, sizeof base), loc->symbol) != 0) {
+		const char *own = clone_dwarf_name(s, cu, addr - bias);
+		loc->function = own ? own : loc->function;
+	}
 }
 
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
@@ -1104,7 +1182,6 @@ static Dwarf_Die declaration(Dwarf_Die *die, Dwarf_Die *buf)
 	return d;
 }
 
-static const char *function_names(struct cst_symbols *s, Dwarf_Die *die, const char **symbol);
 static const char *qualified_name(struct cst_symbols *s, Dwarf_Die *die, const char *name);
 
 /* Appends STR to BUF (CAP bytes, *LEN used); false when it does not fit. */
@@ -1313,19 +1390,12 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 	if (!cu || max < 2)
 		return 0;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	int n = concrete_scopes(cu, addr - bias, &scopes);
 	int first = -1;
 	for (int i = 0; i < n && first < 0; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
 			first = i;
-	/* dwarf_getscopes follows the abstract origin out of an inlined subroutine; the
-	 * concrete nesting (inlined call sites out to the subprogram) is dwarf_getscopes_die's. */
-	Dwarf_Die *chain = NULL;
-	if (first >= 0)
-		n = dwarf_getscopes_die(&scopes[first], &chain);
-	free(scopes);
-	scopes = chain;
-	if (first < 0 || n <= 0) {
+	if (first < 0) {
 		free(scopes);
 		return 0;
 	}
@@ -1344,7 +1414,7 @@ static int inlines_uncached(struct cst_symbols *s, uint64_t addr, struct cst_inl
 	size_t nfiles = 0;
 	dwarf_getsrcfiles(cu, &files, &nfiles);
 	int k = 0;
-	for (int i = 0; i < n && k < max; i++) {
+	for (int i = first; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;

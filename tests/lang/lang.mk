@@ -13,7 +13,7 @@ LANG_RUSTFLAGS := -O -g -C panic=abort
 LANG_GO    ?= $(firstword $(wildcard /usr/bin/go) go)
 LANG_PROGS := $(BUILD)/tests/lang/app $(BUILD)/tests/lang/r-legacy $(BUILD)/tests/lang/r-v0 \
               $(BUILD)/tests/lang/store $(BUILD)/tests/lang/jit
-DEB_PACKAGES += golang-go
+DEB_PACKAGES += golang-go python3.11-dbg
 
 $(BUILD)/tests/lang/app: tests/lang/app.cpp tests/lang/lang.mk
 	@mkdir -p $(dir $@)
