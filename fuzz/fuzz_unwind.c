@@ -184,12 +184,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Reporting the modules (and libdw's lazily loaded debug information) costs far more
 	 * than a walk: the symbols of each module mask are made once and kept, and so are the
-	 * instructions the architecture decoded (its arch_cache) and the decoded CFI rows (the
-	 * cfi_cache) unless the input may override the modules' code.  They are caches only: a
-	 * walk's result does not depend on what they hold. */
+	 * instructions the architecture decoded (its arch_cache), the decoded CFI rows (the
+	 * cfi_cache) and the address-taken functions and inferred paths (the tail_cache),
+	 * unless the input may override the modules' code.  They are caches only: a walk's
+	 * result does not depend on what they hold. */
 	static struct cst_symbols *syms_of[1 << MAX_MODULES];
 	static void *arch_cache_of[1 << MAX_MODULES];
 	static void *cfi_cache_of[1 << MAX_MODULES];
+	static void *tail_cache_of[1 << MAX_MODULES];
 	static bool made[1 << MAX_MODULES];
 	if (!made[f.mask]) {
 		const char *paths[MAX_MODULES];
@@ -212,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.arch = &cst_arch_x86_64, .target = &target, .syms = syms, .max_frames = max_frames,
 		.arch_cache = f.overlay ? NULL : arch_cache_of[f.mask],
 		.cfi_cache = f.overlay ? NULL : cfi_cache_of[f.mask],
+		.tail_cache = f.overlay ? NULL : tail_cache_of[f.mask],
 	};
 	struct cst_unwind u;
 	struct cst_frame fr;
@@ -241,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		arch_cache_of[f.mask] = env.arch_cache;
 		cfi_cache_of[f.mask] = env.cfi_cache;
+		tail_cache_of[f.mask] = env.tail_cache;
 	}
 	return 0;
 }
