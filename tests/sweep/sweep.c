@@ -8,9 +8,13 @@
  *   PROGRAM      the executable to run (may be stripped)
  *   SYMBOL-FILE  an unstripped twin of PROGRAM for the truth's function ranges (default
  *                PROGRAM); corestack itself sees only what PROGRAM has.
- * Prints "sweep BUILD: N/M instructions exact (P%); lost tail calls: recall F/T (R%),
- * precision F/I (Q%)" and exits 0 when N == M and every inserted frame is true, 1 when not,
- * 2 when the sweep itself could not run.
+ * Prints "sweep BUILD: N/M instructions exact (P%); lost tail calls: recall F/T (R%), of the
+ * determined F2/D (R2%), ambiguous A, call-site determined F3/C (R3%), precision F/I (Q%)"
+ * (the call-site part only when the program has call-site records naming the targets of
+ * its calls) and exits 0 when N == M, every inserted frame is true and every determined and
+ * call-site determined lost tail call is found, 1 when not, 2 when the sweep itself could
+ * not run.  Env: SWEEP_MISSES=1 logs every stop with a missed lost tail call,
+ * SWEEP_CHAINS=1 every true chain with its kind, SWEEP_MAX_REPORTS the reports logged.
  *
  * The truth.  Before each step the instruction at rip is decoded (capstone).  After it:
  *   call      pushes a frame: the program's function holding the new rip, or "outside" (the
@@ -32,8 +36,19 @@
  * true chain (every function that tail-jumped away, however it was called): one that is the
  * next function of the chain or a later one is found, any other is wrong.  An instruction is
  * exact when its real frames and markers are, and the walk goes on past main through the C
- * library's start code to the thread's outermost frame (cst_unwind_next returns 0). */
+ * library's start code to the thread's outermost frame (cst_unwind_next returns 0).
+ *
+ * What can be found.  Every true lost tail call counted at a stop is kept with its real
+ * caller's call site (the frame's return address), the callee (the frame's function) and its
+ * chain; after the run, from all the chains the truth saw, each is determined or ambiguous
+ * (classify): ambiguous when the same call site and callee were reached through chains
+ * that begin with different functions, or when the function before it in the chain went on
+ * to the same callee along different chains (from any call site: its code is the same), and
+ * so is every lost tail call after an ambiguous one in its chain; no rule that reads the
+ * code, the call site and the callee is right both times.  This is the truth's alone; only
+ * the call-site determined count reads the program's DWARF (record_names). */
 #include "arch.h"
+#include "callsite.h"
 #include "error.h"
 #include "live.h"
 #include "symbols.h"
@@ -62,6 +77,9 @@
 #define MAX_CHAIN      CST_MAX_TAIL_DEPTH
 #define MAX_EXPECTED   (MAX_DEPTH * (MAX_CHAIN + 1))
 #define MAX_REPORTS    20        /* mismatches printed; env SWEEP_MAX_REPORTS overrides */
+#define MAX_SEEN       4096      /* distinct true lost-tail-call chains */
+#define STR(x)         #x
+#define XSTR(x)        STR(x)
 
 /* ---- the program's functions (from the unstripped symbol table) --------------------- */
 
@@ -169,12 +187,132 @@ static int read_mem(uint64_t addr, void *buf, size_t len)
 struct real_frame {
 	struct func *fn;
 	uint64_t entry_rsp;              /* rsp at the function's entry: points at the return address */
+	uint64_t ra;                     /* that return address: the real caller's call site */
+	bool named;                      /* the call-site record at RA names the function called */
 	int nchain;                      /* functions of the program that tail-jumped away, in the order run */
 	struct func *chain[MAX_CHAIN];
 };
 
 static struct real_frame stack[MAX_DEPTH];
 static int depth;
+
+/* ---- what can be determined ------------------------------------------------------- */
+
+/* A true lost-tail-call chain as the stops saw it: the real caller's call site RA, the
+ * function running above it (the callee), the functions that tail-jumped away (outermost
+ * first), and how often each was found.  The kinds are told apart after the run, from all
+ * the chains it saw (classify). */
+struct seen_chain {
+	uint64_t ra;
+	const struct func *callee;
+	bool named;                      /* real_frame.named */
+	int n;
+	const struct func *chain[MAX_CHAIN];
+	long stops;                      /* stops at which the truth had this chain */
+	long found[MAX_CHAIN];           /* of them, stops at which chain[k] was found */
+};
+
+static struct seen_chain seen[MAX_SEEN];
+static int nseen;
+static bool seen_full;           /* more than MAX_SEEN distinct chains: the sweep cannot tell */
+
+/* The entry of R's chain (R has one), added on its first stop; NULL when the table is full. */
+static struct seen_chain *seen_entry(const struct real_frame *r)
+{
+	for (int i = 0; i < nseen; i++) {
+		struct seen_chain *e = &seen[i];
+		if (e->ra == r->ra && e->callee == r->fn && e->named == r->named && e->n == r->nchain &&
+		    memcmp(e->chain, r->chain, sizeof r->chain[0] * (size_t)r->nchain) == 0)
+			return e;
+	}
+	if (nseen == MAX_SEEN) {
+		seen_full = true;
+		return NULL;
+	}
+	struct seen_chain *e = &seen[nseen++];
+	*e = (struct seen_chain){ .ra = r->ra, .callee = r->fn, .named = r->named, .n = r->nchain };
+	memcpy(e->chain, r->chain, sizeof r->chain[0] * (size_t)r->nchain);
+	return e;
+}
+
+/* Whether every chain seen at call site RA below CALLEE begins with FIRST: the function the
+ * call entered follows from the call site and the callee alone. */
+static bool begins_alike(uint64_t ra, const struct func *callee, const struct func *first)
+{
+	for (int i = 0; i < nseen; i++)
+		if (seen[i].ra == ra && seen[i].callee == callee && seen[i].chain[0] != first)
+			return false;
+	return true;
+}
+
+/* Whether every chain seen below CALLEE, at any call site, that holds P goes on from P to
+ * NEXT (NULL: P jumped to the callee).  P's code is the same whichever call entered it. */
+static bool goes_on_alike(const struct func *callee, const struct func *p, const struct func *next)
+{
+	for (int i = 0; i < nseen; i++) {
+		const struct seen_chain *e = &seen[i];
+		for (int j = 0; e->callee == callee && j < e->n; j++)
+			if (e->chain[j] == p && (j + 1 < e->n ? e->chain[j + 1] : NULL) != next)
+				return false;
+	}
+	return true;
+}
+
+/* The true lost tail calls by kind, counted over the stops; *_found: of them, found. */
+struct tally {
+	long all, all_found;
+	long determined, determined_found;     /* the rest are ambiguous */
+	long callsite, callsite_found;         /* determined given the call-site record */
+};
+
+/* A lost tail call is determined when the code, the call site and the callee settle it:
+ * the first of a chain when every chain seen at that call site below that callee begins
+ * with it (the same call site and callee reached through chains that begin differently:
+ * no rule can be right both times), a later one when the one before it is determined and
+ * every chain seen below that callee goes on from the one before it to it (the code from
+ * there on is the same whichever call entered it).  Call-site determined: the same, with
+ * the first function of the chain named by the call-site record at the call site.  The
+ * misses of those two kinds are logged (at most MAX_REPORTS), and with env SWEEP_CHAINS
+ * every chain. */
+static void classify(struct tally *y, const char *build, int max_reports)
+{
+	bool list = getenv("SWEEP_CHAINS") != NULL;
+	memset(y, 0, sizeof *y);
+	int reports = 0;
+	for (int i = 0; i < nseen; i++) {
+		const struct seen_chain *e = &seen[i];
+		bool det = false, cs = false;
+		for (int k = 0; k < e->n; k++) {
+			if (k == 0) {
+				det = begins_alike(e->ra, e->callee, e->chain[0]);
+				cs = e->named;
+			} else {
+				bool alike = goes_on_alike(e->callee, e->chain[k - 1], e->chain[k]);
+				det = det && alike;
+				cs = cs && alike;
+			}
+			y->all += e->stops;
+			y->all_found += e->found[k];
+			if (det) {
+				y->determined += e->stops;
+				y->determined_found += e->found[k];
+			}
+			if (cs) {
+				y->callsite += e->stops;
+				y->callsite_found += e->found[k];
+			}
+			if (list)
+				fprintf(stderr, "  chain at 0x%" PRIx64 " below %s: %s%s found %ld of %ld stops, %s%s\n",
+					e->ra, e->callee->name, e->chain[k]->name, e->named ? " (record names the first)" : "",
+					e->found[k], e->stops, det ? "determined" : "ambiguous", cs ? ", call-site determined" : "");
+			if ((det || cs) && e->found[k] < e->stops && reports++ < max_reports)
+				fprintf(stderr, "sweep %s: missed %s lost tail call %s (%ld of %ld stops) "
+					"below %s, called at 0x%" PRIx64 "\n", build,
+					det ? "determined" : "call-site determined", e->chain[k]->name,
+					e->stops - e->found[k], e->stops, e->callee->name, e->ra);
+		}
+	}
+}
 
 /* ---- comparing one walk with the truth -------------------------------------------- */
 
@@ -213,6 +351,7 @@ static bool lost(const struct cst_frame *f) { return f && f->marker == CST_MARK_
 static void score_chain(struct walk *w, const struct real_frame *r, struct score *sc)
 {
 	int j = r->nchain - 1;
+	bool hit[MAX_CHAIN] = { false };
 	sc->lost_true += r->nchain;
 	const struct cst_frame *f;
 	while ((f = peek(w)) && lost(f)) {
@@ -222,6 +361,7 @@ static void score_chain(struct walk *w, const struct real_frame *r, struct score
 			k--;
 		if (k >= 0) {
 			sc->lost_found++;
+			hit[k] = true;
 			j = k - 1;
 		} else {
 			sc->lost_wrong++;
@@ -229,6 +369,12 @@ static void score_chain(struct walk *w, const struct real_frame *r, struct score
 				snprintf(sc->why, sizeof sc->why, "wrong lost tail call %s (0x%" PRIx64 ") above %s",
 					 name_at(f->lookup_pc), f->lookup_pc, r->fn ? r->fn->name : "??");
 		}
+	}
+	struct seen_chain *e = r->nchain ? seen_entry(r) : NULL;
+	if (e) {
+		e->stops++;
+		for (int k = 0; k < r->nchain; k++)
+			e->found[k] += hit[k];
 	}
 }
 
@@ -362,6 +508,29 @@ static const char *percent(long n, long m, char *buf)
 	return buf;
 }
 
+/* Whether the DWARF call-site record of the call returning to RA names TARGET, the address
+ * the call went to, in a form corestack evaluates (callsite.h): a constant address, or a
+ * register the psABI preserves across calls plus an offset, read here from REGS, the
+ * registers at the call.  This reads the program's DWARF, not the truth.  *RECORDS counts
+ * the calls that have a record naming a target in such a form. */
+static bool record_names(struct cst_symbols *syms, const struct cst_regs *regs, uint64_t ra,
+			 uint64_t target, long *records)
+{
+	struct cst_call_target ct;
+	uint64_t v;
+	if (!cst_callsites_target(cst_symbols_callsites(syms, ra), ra, &ct))
+		return false;
+	if (ct.kind == CST_TARGET_ADDR) {
+		++*records;
+		return ct.addr == target;
+	}
+	if (ct.reg < 0 || ct.reg >= 64 || !(cst_arch_x86_64.preserved_regs >> ct.reg & 1) ||
+	    !cst_reg_get(regs, ct.reg, &v))
+		return false;
+	++*records;
+	return v + (uint64_t)ct.offset == target;
+}
+
 /* Single-steps the child.  A signal it gets on the way is delivered (the kernel then stops
  * it at the handler's first instruction): *SIGNALLED is set.  Returns 0, or -1. */
 static int single_step(pid_t pid, bool *signalled)
@@ -464,8 +633,9 @@ int main(int argc, char **argv)
 	struct cst_unwind_env env = { .arch = &cst_arch_x86_64, .target = &target, .syms = syms };
 
 	stack[0] = (struct real_frame){ .fn = mainf, .entry_rsp = ur.rsp };
+	read_mem(ur.rsp, &stack[0].ra, sizeof stack[0].ra);
 	depth = 1;
-	long total = 0, exact = 0, lost_true = 0, lost_found = 0, lost_wrong = 0;
+	long total = 0, exact = 0, lost_true = 0, lost_found = 0, lost_wrong = 0, records = 0;
 	int reports = 0, rc = 0, max_reports = MAX_REPORTS;
 	if (getenv("SWEEP_MAX_REPORTS"))
 		max_reports = atoi(getenv("SWEEP_MAX_REPORTS"));
@@ -483,11 +653,12 @@ int main(int argc, char **argv)
 		}
 
 		/* compare, at the program's own instructions */
+		struct cst_regs regs;
+		bool have_regs = top && cst_live_getregs(&cst_arch_x86_64, pid, &regs) == 0;
 		if (top) {
-			struct cst_regs regs;
 			struct cst_unwind u;
 			struct score sc = { .real_ok = false };
-			if (cst_live_getregs(&cst_arch_x86_64, pid, &regs) == 0 && cst_unwind_start(&u, &env, &regs) == 0)
+			if (have_regs && cst_unwind_start(&u, &env, &regs) == 0)
 				compare(&u, &w, ur.rbp, &sc);
 			total++;
 			exact += sc.real_ok;
@@ -534,11 +705,14 @@ int main(int argc, char **argv)
 			/* at the handler's entry: the kernel's signal frame (its trampoline's return
 			 * address at rsp; rt_sigreturn pops it), then the handler's */
 			stack[depth++] = (struct real_frame){ .fn = NULL, .entry_rsp = after.rsp + 8 };
-			stack[depth++] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp };
+			stack[depth] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp };
+			read_mem(after.rsp, &stack[depth++].ra, sizeof stack[0].ra);
 			continue;
 		}
 		if (in->id == X86_INS_CALL) {
-			stack[depth++] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp };
+			uint64_t ra = ur.rip + in->size;
+			stack[depth++] = (struct real_frame){ .fn = dest, .entry_rsp = after.rsp, .ra = ra,
+				.named = have_regs && record_names(syms, &regs, ra, after.rip, &records) };
 		} else if (in->id != X86_INS_RET && cs_insn_group(cs, in, CS_GRP_JUMP)) {
 			if (t->fn && dest != t->fn) {
 				if (dest && dest->start == after.rip) {
@@ -588,15 +762,30 @@ int main(int argc, char **argv)
 	waitpid(pid, NULL, 0);
 	cs_close(&cs);
 
-	char pct[16], rpct[16], ppct[16];
+	struct tally y;
+	classify(&y, build, max_reports);
+	if (seen_full || y.all != lost_true || y.all_found != lost_found) {
+		fprintf(stderr, "sweep: %s\n", seen_full ? "more than " XSTR(MAX_SEEN) " distinct lost-tail-call chains" :
+			"the chains' counts do not add up");
+		rc = 2;
+	}
+	char pct[16], rpct[16], dpct[16], cpct[16], ppct[16];
 	long inserted = lost_found + lost_wrong;
 	fprintf(stderr, "sweep %s: %ld instructions compared, %ld true lost tail calls, %ld found, "
-		"%ld wrong\n", build, total, lost_true, lost_found, lost_wrong);
+		"%ld wrong; %ld determined, %ld found; %ld call-site determined, %ld found; "
+		"%ld call-site records\n", build, total, lost_true, lost_found, lost_wrong, y.determined,
+		y.determined_found, y.callsite, y.callsite_found, records);
 	printf("sweep %s: %ld/%ld instructions exact (%s%%); lost tail calls: recall %ld/%ld (%s%%), "
-	       "precision %ld/%ld (%s%%)\n", build, exact, total, percent(exact, total, pct),
-	       lost_found, lost_true, percent(lost_found, lost_true, rpct), lost_found, inserted,
-	       percent(lost_found, inserted, ppct));
+	       "of the determined %ld/%ld (%s%%), ambiguous %ld, ", build, exact, total,
+	       percent(exact, total, pct), lost_found, lost_true, percent(lost_found, lost_true, rpct),
+	       y.determined_found, y.determined, percent(y.determined_found, y.determined, dpct),
+	       y.all - y.determined);
+	if (records)
+		printf("call-site determined %ld/%ld (%s%%), ", y.callsite_found, y.callsite,
+		       percent(y.callsite_found, y.callsite, cpct));
+	printf("precision %ld/%ld (%s%%)\n", lost_found, inserted, percent(lost_found, inserted, ppct));
 	if (rc)
 		return rc;
-	return exact == total && total > 0 && lost_wrong == 0 ? 0 : 1;
+	return exact == total && total > 0 && lost_wrong == 0 && y.determined_found == y.determined &&
+	       y.callsite_found == y.callsite ? 0 : 1;
 }
