@@ -37,7 +37,7 @@ SPARC_CFLAGS_m32g := -m32 -O2 -g -fno-pie -no-pie
 
 SPARC_BUILDS := seeds-O2 seeds-O2nr seeds-O2g seeds-O0 seeds-pie seeds-m32 seeds-m32g \
                 frames-O2 frames-O2g frames-O3 frames-O0 frames-m32 \
-                signals-O2 signals-O2g signals-m32 threads-O2 threads-m32 tails-O2
+                signals-O2 signals-O2g signals-m32 threads-O2 threads-m32 tails-O2 tails-pie
 SPARC_BINS := $(SPARC_BUILDS:%=$(SPARC_FIX)/%) $(SPARC_FIX)/frames-O2s $(SPARC_FIX)/seeds-O2s \
               $(SPARC_FIX)/frames-O3s
 

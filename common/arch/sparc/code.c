@@ -483,6 +483,95 @@ int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint6
 	return -CST_E_DECODE;
 }
 
+/* At most this many distinct GOT pointers per module (one is usual): past it nothing is
+ * known of the module. */
+#define MAX_GOT_POINTERS 4
+
+struct built {
+	void (*add)(void *arg, uint64_t v);
+	void *arg;
+	bool pic;                          /* a shared object or PIE */
+	uint64_t mask;                     /* addr_mask */
+	uint64_t got[MAX_GOT_POINTERS];    /* PIC: the GOT pointers the code sets up (target addresses) */
+	int ngot;
+	bool too_many;                     /* more GOT pointers than MAX_GOT_POINTERS */
+	bool pairs;                        /* PIC: a sethi and an add/or/xor of its register seen */
+	/* the high part each register was last given by a sethi (a register another
+	 * instruction writes keeps it: a value too many only widens the set) */
+	uint64_t high[32];
+	bool set[32];
+};
+
+/* One instruction W at target address A (NEXT: the word after it, the delay slot) of a
+ * pass over the code: the first pass of PIC code (PASS 0) finds the GOT pointers, the
+ * other adds the values built. */
+static void built_value(struct built *b, int pass, uint64_t a, uint32_t w, uint32_t next)
+{
+	unsigned op = w >> 30, rd = w >> 25 & 31, op2 = w >> 22 & 7, op3 = w >> 19 & 63;
+	unsigned rs1 = w >> 14 & 31;
+	if (op == 1 && b->pic && pass == 0 && b->set[SPARC_L7] &&
+	    (next >> 30) == 2 && (next >> 25 & 31) == SPARC_L7 && (next >> 19 & 63) == 0x00 &&
+	    (next >> 14 & 31) == SPARC_L7 && (next >> 13 & 1)) {
+		/* gcc's PIC register set-up: `sethi %hi(X), %l7; call T; add %l7, %lo(X), %l7`
+		 * with T `retl; add %o7, %l7, %l7`: %l7 = the call's address + X, the GOT */
+		int64_t simm = (int64_t)(next & 0x1fff) - ((next & 0x1000) ? 0x2000 : 0);
+		uint64_t got = (a + b->high[SPARC_L7] + (uint64_t)simm) & b->mask;
+		int i;
+		for (i = 0; i < b->ngot && b->got[i] != got; i++)
+			;
+		if (i == b->ngot && b->ngot == MAX_GOT_POINTERS)
+			b->too_many = true;
+		else if (i == b->ngot)
+			b->got[b->ngot++] = got;
+	}
+	if (op == 0 && op2 == 4 && rd != 0) {          /* SETHI imm22, rd */
+		b->high[rd] = (uint64_t)(w & 0x3fffff) << 10;
+		b->set[rd] = true;
+		if (!b->pic)
+			b->add(b->arg, b->high[rd]);
+	} else if (op == 2 && (w >> 13 & 1) && b->set[rs1] &&
+		   (op3 == 0x00 || op3 == 0x02 || op3 == 0x03)) {   /* ADD, OR, XOR simm13 */
+		int64_t simm = (int64_t)(w & 0x1fff) - ((w & 0x1000) ? 0x2000 : 0);
+		uint64_t v = op3 == 0x00 ? b->high[rs1] + (uint64_t)simm :
+			     op3 == 0x02 ? b->high[rs1] | (uint64_t)simm : b->high[rs1] ^ (uint64_t)simm;
+		if (!b->pic)
+			b->add(b->arg, v & 0xffffffffull);
+		b->pairs = true;
+		/* PIC code builds an offset from the GOT (the linker's relaxed
+		 * %gdop_hix22/%gdop_lox10, a negative one through xor) and adds the GOT
+		 * pointer to it */
+		for (int i = 0; pass == 1 && i < b->ngot; i++)
+			b->add(b->arg, (b->got[i] + v) & b->mask);
+	}
+}
+
+/* Runs PASS of built_value over the code in [LO, HI) (target addresses), read through BUF
+ * (CHUNK + 4 bytes).  Returns 0 or -CST_E_MEMORY. */
+static int built_pass(struct cst_unwind *u, struct built *b, int pass, uint64_t lo, uint64_t hi,
+		      uint8_t *buf, size_t chunk)
+{
+	memset(b->set, 0, sizeof b->set);
+	lo &= ~3ull;
+	for (uint64_t a = lo; a < hi; a += chunk) {
+		size_t len = hi - a < chunk ? (size_t)(hi - a) & ~(size_t)3 : chunk;
+		if (len == 0)
+			break;
+		/* the word after the chunk too: the delay slot of its last instruction */
+		size_t got = len + (a + len + 4 <= hi ? 4 : 0);
+		if (cst_target_read(u->env->target, a, buf, got) < 0)
+			return -CST_E_MEMORY;
+		if (got == len)
+			memset(buf + len, 0, 4);
+		for (size_t i = 0; i + 4 <= len; i += 4) {
+			const uint8_t *p = buf + i;
+			uint32_t w = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+			uint32_t next = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+			built_value(b, pass, a + i, w, next);
+		}
+	}
+	return 0;
+}
+
 int cst_sparc_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
 			     void (*add)(void *arg, uint64_t v), void *arg)
 {
@@ -490,44 +579,35 @@ int cst_sparc_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
 	uint64_t bias;
 	Elf *elf = u->env->syms ? cst_symbols_module_elf(u->env->syms, lo, &bias) : NULL;
 	GElf_Ehdr eh;
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_type != ET_EXEC || hi > (1ull << 32))
+	size_t nph;
+	if (!elf || !gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    (eh.e_type == ET_EXEC && hi > (1ull << 32)) || elf_getphdrnum(elf, &nph) != 0)
 		return -CST_E_DECODE;
-	uint8_t *buf = malloc(CHUNK);
-	if (!buf)
+	uint8_t *buf = malloc(CHUNK + 4);
+	struct built *b = calloc(1, sizeof *b);
+	if (!buf || !b) {
+		free(buf);
+		free(b);
 		return -CST_E_NOMEM;
-	/* the high part each register was last given by a sethi (a register another
-	 * instruction writes keeps it: a value too many only widens the set) */
-	uint64_t high[32];
-	bool set[32] = { false };
-	int rc = 0;
-	lo &= ~3ull;
-	for (uint64_t a = lo; a < hi && rc == 0; a += CHUNK) {
-		size_t len = hi - a < CHUNK ? (size_t)(hi - a) & ~(size_t)3 : CHUNK;
-		if (len == 0)
-			break;
-		if (cst_target_read(u->env->target, a, buf, len) < 0) {
-			rc = -CST_E_MEMORY;
-			break;
-		}
-		for (size_t i = 0; i + 4 <= len; i += 4) {
-			uint32_t w = (uint32_t)buf[i] << 24 | (uint32_t)buf[i + 1] << 16 |
-				     (uint32_t)buf[i + 2] << 8 | buf[i + 3];
-			unsigned op = w >> 30, rd = w >> 25 & 31, op2 = w >> 22 & 7, op3 = w >> 19 & 63;
-			unsigned rs1 = w >> 14 & 31;
-			if (op == 0 && op2 == 4 && rd != 0) {          /* SETHI imm22, rd */
-				high[rd] = (uint64_t)(w & 0x3fffff) << 10;
-				set[rd] = true;
-				add(arg, high[rd]);
-			} else if (op == 2 && (w >> 13 & 1) && set[rs1] &&
-				   (op3 == 0x00 || op3 == 0x02 || op3 == 0x03)) {   /* ADD, OR, XOR simm13 */
-				int64_t simm = (int64_t)(w & 0x1fff) - ((w & 0x1000) ? 0x2000 : 0);
-				uint64_t v = op3 == 0x00 ? high[rs1] + (uint64_t)simm :
-					     op3 == 0x02 ? high[rs1] | (uint64_t)simm : high[rs1] ^ (uint64_t)simm;
-				add(arg, v & 0xffffffffull);
-			}
-		}
 	}
+	*b = (struct built){ .add = add, .arg = arg, .pic = eh.e_type == ET_DYN, .mask = addr_mask(u) };
+	int rc = 0;
+	/* PIC: the GOT pointers, from the module's code (its executable segments that are
+	 * not writable: SPARC's writable one holds the PLT and data) */
+	for (size_t i = 0; b->pic && i < nph && rc == 0; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    !(ph.p_flags & PF_W))
+			rc = built_pass(u, b, 0, ph.p_vaddr + bias, ph.p_vaddr + bias + ph.p_memsz, buf, CHUNK);
+	}
+	/* PIC code that builds values with no GOT pointer known, or with too many: the
+	 * addresses it takes cannot be told */
+	if (rc == 0 && b->pic && (b->too_many || (b->pairs && b->ngot == 0)))
+		rc = -CST_E_DECODE;
+	if (rc == 0)
+		rc = built_pass(u, b, 1, lo, hi, buf, CHUNK);
 	free(buf);
+	free(b);
 	return rc;
 }
 

@@ -28,7 +28,7 @@
 
 enum {
 	SPARC_G0 = 0, SPARC_G1 = 1, SPARC_O0 = 8, SPARC_SP = 14, SPARC_O7 = 15,
-	SPARC_L0 = 16, SPARC_I0 = 24, SPARC_FP = 30, SPARC_I7 = 31,
+	SPARC_L0 = 16, SPARC_L7 = 23, SPARC_I0 = 24, SPARC_FP = 30, SPARC_I7 = 31,
 	SPARC_PC = 32,
 	SPARC_NREGS = 32,
 };
@@ -71,9 +71,12 @@ int cst_sparc_call_before(struct cst_unwind *u, const struct cst_func *fn, uint6
 			  struct cst_call_site *site);
 /* The arch table's code_addresses (contract in arch.h): the addresses `sethi %hi(X), r`
  * and an `or`/`add`/`xor` of r with %lo(X) build, the medlow code model of a position-
- * dependent executable (SPARC V9 manual, Appendix G, "set").  Code that is not such an
- * executable's (a shared object or PIE computes addresses from its GOT pointer), or above
- * 4 GiB, cannot be told: -CST_E_DECODE. */
+ * dependent executable (SPARC V9 manual, Appendix G, "set"); in a shared object or PIE,
+ * the GOT pointer plus each value so built (offsets from the GOT: the SPARC psABI's
+ * R_SPARC_GOTDATA_HIX22/LOX10, which the linker relaxes to them), the GOT pointer from
+ * gcc's set-up in the module's code (`sethi %hi(X), %l7; call T; add %l7, %lo(X), %l7`,
+ * T adding %o7).  -CST_E_DECODE: an executable above 4 GiB, or PIC code that builds values
+ * but sets up no GOT pointer so, or more than four (its addresses cannot be told). */
 int cst_sparc_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
 			     void (*add)(void *arg, uint64_t v), void *arg);
 int cst_sparc_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
