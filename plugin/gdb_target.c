@@ -68,7 +68,20 @@ static int gdb_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+static int gdb_read_direct(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	return read_direct((gdb_target_read *)priv, addr, buf, len);
+}
+
 static const struct cst_target_ops gdb_ops = { .read = gdb_read };
+static const struct cst_target_ops gdb_direct_ops = { .read = gdb_read_direct };
+
+void cst_gdb_target_init_direct(struct cst_target *t, gdb_target_read *read, bool big_endian)
+{
+	t->ops = &gdb_direct_ops;
+	t->priv = (void *)read;
+	t->big_endian = big_endian;
+}
 
 void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian,
 			 uint64_t memory_id)

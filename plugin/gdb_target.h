@@ -16,6 +16,10 @@
 void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian,
 			 uint64_t memory_id);
 
+/* Points T at gdb's memory reader READ as cst_gdb_target_init does, without the cache: each
+ * read asks gdb. */
+void cst_gdb_target_init_direct(struct cst_target *t, gdb_target_read *read, bool big_endian);
+
 /* Reads register REGNUM (a DWARF number that exists for the inferior's architecture: gdb
  * aborts on any other) of the frame being unwound.  Stores the value of a defined register
  * of SIZE bytes (4 or 8) in *VAL (the inferior's byte order decoded).  Returns 0, or

@@ -280,7 +280,9 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 		fpbt_fail(request, "%s", "corestack: out of memory");
 		return GDB_FAIL;
 	}
-	int updated = cst_inferior_update(&r->inf);
+	struct cst_target memory;
+	cst_gdb_target_init_direct(&memory, cb->target_read, false);
+	int updated = cst_inferior_update(&r->inf, &memory);
 	if (updated < 0 && request && r->inf.no_local && !remote_ready(r, request, false))
 		return GDB_FAIL;
 	if (updated < 0) {

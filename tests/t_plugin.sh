@@ -8,7 +8,7 @@
 #   finish    after fpbt returns to the real caller, `next` then steps in it.
 # Then: loading twice, unloading and loading again, an i386 process and core, unreadable
 # memory, a core without its executable, function names gdb's printf and command lines would
-# misread, and every core (plus hostile variants) with `bt` and `fpbt` on every thread: gdb
+# misread, a second inferior with its own core, and every core (plus hostile variants) with `bt` and `fpbt` on every thread: gdb
 # must never abort.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -408,6 +408,44 @@ if cc -O1 -fno-omit-frame-pointer -c "$W/names.c" -o "$W/names.o" 2>/dev/null &&
 	done
 else
 	skip plugin-hostile-names "cc, objcopy or mkcore.py could not make the program or its core"
+fi
+
+# --- a second inferior with its own core (add-inferior, core-file): fpbt and bt there walk
+# its core, and fpbt back in the first inferior the first core
+c2=$W/cores/tail-body-fp.core
+if [ -s "$W/names.core" ] && [ -s "$c2" ]; then
+	"$CS" "$c2" | grep '^#' > "$W/inf2.want"
+	# gdb's bt of the second core with the plugin, in a session of its own
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'echo @@bt\n' -ex bt -ex 'echo @@done\n' \
+		"$T/tail-fp" "$c2" > "$W/inf2-alone.out" 2>&1 < /dev/null
+	sed -n '/^@@bt$/,/^@@/p' "$W/inf2-alone.out" | grep '^#' > "$W/inf2-bt.want"
+	# gdb 13's add-inferior shares the core's connection unless told not to, and its `file`
+	# then crashes gdb itself
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'echo @@1\n' -ex fpbt -ex 'echo @@e\n' \
+		-ex 'add-inferior -no-connection' -ex 'inferior 2' -ex "file $T/tail-fp" -ex "core-file $c2" \
+		-ex 'echo @@2\n' -ex fpbt -ex 'echo @@bt\n' -ex bt -ex 'echo @@e\n' -ex 'inferior 1' \
+		-ex 'echo @@3\n' -ex fpbt -ex 'echo @@done\n' "$W/names" "$W/names.core" > "$W/inf2.out" 2>&1 < /dev/null
+	bad=
+	for n in 1 2 bt 3; do
+		sed -n "/^@@$n\$/,/^@@/p" "$W/inf2.out" | grep -v '^@@\|^warning:' > "$W/inf2.got"
+		case $n in
+		2) want=$W/inf2.want ;;
+		bt) want=$W/inf2-bt.want; grep '^#' "$W/inf2.got" > "$W/inf2.got.bt"; mv "$W/inf2.got.bt" "$W/inf2.got" ;;
+		*) want=$W/names.want ;;
+		esac
+		cmp -s "$W/inf2.got" "$want" || bad="$bad @@$n: $(diff "$W/inf2.got" "$want" | head -4 | tr '\n' ' ')"
+	done
+	if broken "$W/inf2.out"; then
+		fail plugin-second-inferior "gdb died: $(tail -3 "$W/inf2.out" | tr '\n' ' ')"
+	elif [ ! -s "$W/inf2-bt.want" ] || [ ! -s "$W/inf2.want" ]; then
+		fail plugin-second-inferior "no frames for $c2 alone"
+	elif [ -n "$bad" ]; then
+		fail plugin-second-inferior "not the current inferior's core:$bad"
+	else
+		pass plugin-second-inferior
+	fi
+else
+	skip plugin-second-inferior "no core of names or of tail-body-fp"
 fi
 
 # --- every core made here, and hostile variants of one, in one session with the plugin:
