@@ -1,5 +1,6 @@
 /* The fpbt request and answer files.  See fpbt.h. */
 #include "fpbt.h"
+#include "answer.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -11,9 +12,7 @@
 
 static char dir_path[PATH_MAX];
 static bool is_open;
-
-static const char idle_text[] =
-	"corestack: the plugin was not asked to unwind this thread's frame 0\n";
+static struct cst_answer_cache *cache;   /* made by the first answer */
 
 /* Writes TEXT into the directory as NAME through a temporary file and a rename, so gdb never
  * sources half a file. */
@@ -33,29 +32,8 @@ static void write_file(const char *name, const char *text, size_t len)
 		renameat(CST_FPBT_FD, "tmp.gdb", CST_FPBT_FD, name);
 }
 
-/* TEXT as the argument of gdb's `echo`: C escapes, "\n" for a line end, and "\ " for a
- * space where gdb would drop it, first or last on the line (gdb manual, "Commands for
- * Controlled Output"). */
-static void put_echo(FILE *f, const char *text)
-{
-	fputs("echo ", f);
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\\')
-			fputs("\\\\", f);
-		else if (*p == ' ' && (p == (const unsigned char *)text || !p[1]))
-			fputs("\\ ", f);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\%03o", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('\n', f);
-}
-
-/* Writes NAME: COMMANDS (or, without them, an echo of TEXT) run while $_corestack_seq is SEQ,
- * else the line that says the plugin was not asked. */
+/* Writes NAME: COMMANDS (or, without them, TEXT as answer.h writes it) run while
+ * $_corestack_seq is SEQ, else (TEXT) _corestack_idle, which says the plugin was not asked. */
 static void write_script(const char *name, unsigned long seq, const char *commands, const char *text)
 {
 	char *buf = NULL;
@@ -63,15 +41,18 @@ static void write_script(const char *name, unsigned long seq, const char *comman
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	fprintf(f, "if $_corestack_seq == %lu\n", seq);
-	if (commands)
-		fputs(commands, f);
-	else
-		put_echo(f, text);
-	fputs("else\n", f);
-	if (!commands)
-		put_echo(f, idle_text);
-	fputs("end\n", f);
+	if (!commands && !cache)
+		cache = cst_answer_cache_new(seq);
+	if (!commands && cache) {
+		cst_answer_script(cache, f, seq, text);
+	} else {
+		fprintf(f, "if $_corestack_seq == %lu\n", seq);
+		if (commands)
+			fputs(commands, f);
+		else
+			cst_answer_echo(f, text);
+		fputs(commands ? "end\n" : "else\n_corestack_idle\nend\n", f);
+	}
 	if (fclose(f) == 0)
 		write_file(name, buf, len);
 	free(buf);
@@ -83,9 +64,18 @@ int cst_fpbt_open(void)
 		return 0;
 	if (fcntl(CST_FPBT_FD, F_GETFD) != -1)
 		return -1;                    /* someone else's descriptor */
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir_path, sizeof dir_path, "%s/corestack-gdb.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(dir_path))
+	/* TMPDIR when set, else a file system in memory: every fpbt writes and replaces small
+	 * files, which on a disk file system (ext4's replace-on-truncate and -rename
+	 * heuristics) waits for the disk each time */
+	const char *bases[] = { getenv("TMPDIR"), getenv("XDG_RUNTIME_DIR"), "/dev/shm", "/tmp" };
+	bool made = false;
+	for (size_t i = 0; i < sizeof bases / sizeof bases[0] && !made; i++) {
+		if (!bases[i] || bases[i][0] != '/')
+			continue;
+		int n = snprintf(dir_path, sizeof dir_path, "%s/corestack-gdb.XXXXXX", bases[i]);
+		made = n > 0 && (size_t)n < sizeof dir_path && mkdtemp(dir_path);
+	}
+	if (!made)
 		return -1;
 	int fd = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (fd != CST_FPBT_FD && dup3(fd, CST_FPBT_FD, O_CLOEXEC) < 0)) {
@@ -97,7 +87,7 @@ int cst_fpbt_open(void)
 	if (fd != CST_FPBT_FD)
 		close(fd);
 	is_open = true;
-	write_script("out.gdb", 0, NULL, idle_text);
+	write_file("out.gdb", "_corestack_idle\n", 16);
 	write_file("pre.gdb", "", 0);
 	return 0;
 }
@@ -116,6 +106,8 @@ static void parse(char *args, struct cst_fpbt_request *r)
 	memset(r, 0, sizeof *r);
 	char *save, *w = strtok_r(args, " \t\n", &save);
 	r->seq = w ? strtoul(w, NULL, 10) : 0;
+	w = w ? strtok_r(NULL, " \t\n", &save) : NULL;
+	r->ack = w ? strtoul(w, NULL, 10) : 0;
 	for (w = w ? strtok_r(NULL, " \t\n", &save) : NULL; w; w = strtok_r(NULL, " \t\n", &save)) {
 		char *end;
 		unsigned long n;
@@ -146,6 +138,8 @@ int cst_fpbt_take(struct cst_fpbt_request *r)
 	parse(buf, r);
 	if (r->seq == 0)
 		return -1;
+	if (cache)
+		cst_answer_ack(cache, r->ack);
 	return 0;
 }
 
@@ -207,4 +201,6 @@ void cst_fpbt_close(void)
 	close(CST_FPBT_FD);
 	rmdir(dir_path);
 	is_open = false;
+	cst_answer_cache_free(cache);
+	cache = NULL;
 }

@@ -9,8 +9,16 @@
 #include "target.h"
 
 /* Points T at gdb's memory reader READ (valid only during the one unwind call that gave
- * it).  BIG_ENDIAN is the inferior's byte order. */
-void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian);
+ * it).  BIG_ENDIAN is the inferior's byte order.  Reads go through a cache of aligned blocks
+ * of 1 KiB (one for every target: gdb makes one unwind call at a time), which this call
+ * empties unless MEMORY_ID is not 0 and the same as the last call's: memory that does not
+ * change (a core file's), named by the caller. */
+void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian,
+			 uint64_t memory_id);
+
+/* Points T at gdb's memory reader READ as cst_gdb_target_init does, without the cache: each
+ * read asks gdb. */
+void cst_gdb_target_init_direct(struct cst_target *t, gdb_target_read *read, bool big_endian);
 
 /* Reads register REGNUM (a DWARF number that exists for the inferior's architecture: gdb
  * aborts on any other) of the frame being unwound.  Stores the value of a defined register

@@ -41,6 +41,8 @@ static bool is_core_file(int fd)
 	return (be ? h[16] << 8 | h[17] : h[17] << 8 | h[16]) == ET_CORE;
 }
 
+#define MAX_CORES 8
+
 struct found {
 	int npids, ncores;
 	pid_t pid;
@@ -49,6 +51,11 @@ struct found {
 	char core[4096];
 	dev_t dev;
 	ino_t ino;
+	struct {                     /* the first MAX_CORES cores seen (add-inferior, core-file) */
+		int fd;
+		struct stat st;
+		char path[4096];
+	} cores[MAX_CORES];
 };
 
 /* Looks through gdb's descriptors for /proc/PID/.../mem files and open core files. */
@@ -85,8 +92,16 @@ static void scan_fds(struct found *fo)
 		struct stat st;
 		if (fd == dfd || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !is_core_file(fd))
 			continue;
-		if (fo->ncores > 0 && fo->dev == st.st_dev && fo->ino == st.st_ino)
+		bool seen = false;
+		for (int i = 0; i < fo->ncores && i < MAX_CORES; i++)
+			seen = seen || (fo->cores[i].st.st_dev == st.st_dev && fo->cores[i].st.st_ino == st.st_ino);
+		if (seen)
 			continue;
+		if (fo->ncores < MAX_CORES) {
+			fo->cores[fo->ncores].fd = fd;
+			fo->cores[fo->ncores].st = st;
+			snprintf(fo->cores[fo->ncores].path, sizeof fo->cores[0].path, "%s", target);
+		}
 		fo->ncores++;
 		snprintf(fo->core, sizeof fo->core, "%s", target);
 		fo->dev = st.st_dev;
@@ -231,6 +246,36 @@ static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
 	return use_process(inf, rc, proc, NULL, err);
 }
 
+/* Keeps the bytes at the lowest stack pointer of INF's threads, as the core holds them: what
+ * tells this core's memory from another inferior's.  The lowest, as gdb looks a core's
+ * address up through its sections in address order (one or two per thread). */
+static void set_probe(struct cst_inferior *inf)
+{
+	struct cst_process_thread t;
+	const struct cst_target *own = cst_process_env(inf->proc)->target;
+	inf->probe_len = 0;
+	for (size_t i = 0; own && cst_process_thread(inf->proc, i, &t) == 0; i++) {
+		uint64_t sp;
+		unsigned char b[sizeof inf->probe];
+		if (cst_reg_get(t.regs, inf->arch->sp_reg, &sp) && (!inf->probe_len || sp < inf->probe_addr) &&
+		    cst_target_read(own, sp, b, sizeof b) == 0) {
+			memcpy(inf->probe, b, sizeof b);
+			inf->probe_addr = sp;
+			inf->probe_len = sizeof b;
+		}
+	}
+}
+
+/* True when MEMORY (gdb's current inferior) holds INF's probe, or either cannot tell. */
+static bool probe_matches(const struct cst_inferior *inf, const struct cst_target *memory)
+{
+	unsigned char b[sizeof inf->probe];
+	if (!memory || inf->probe_len == 0)
+		return true;
+	return cst_target_read(memory, inf->probe_addr, b, inf->probe_len) == 0 &&
+	       memcmp(b, inf->probe, inf->probe_len) == 0;
+}
+
 static int open_core(struct cst_inferior *inf, const struct found *fo)
 {
 	char err[256];
@@ -245,12 +290,41 @@ static int open_core(struct cst_inferior *inf, const struct found *fo)
 		keep_fd(inf, fo->core_fd, &fo->core_st);
 	}
 	rc = use_process(inf, rc, proc, fo->core, err);
+	if (rc == 0)
+		set_probe(inf);
 	return rc < 0 ? rc : read_contexts(inf);
 }
 
-int cst_inferior_update(struct cst_inferior *inf)
+/* Several cores are open (inferiors added with their own core file): opens the one whose
+ * memory is MEMORY's, gdb's current inferior's. */
+static int open_current_core(struct cst_inferior *inf, const struct found *fo, const struct cst_target *memory)
 {
-	if (fd_unchanged(inf)) {
+	struct found one = *fo;
+	for (int i = 0; i < fo->ncores && i < MAX_CORES; i++) {
+		const struct stat *st = &fo->cores[i].st;
+		bool open_now = inf->kind == CST_INF_CORE && inf->proc && inf->core_dev == st->st_dev &&
+				inf->core_ino == st->st_ino && inf->gdb_fd_mtime.tv_sec == st->st_mtim.tv_sec &&
+				inf->gdb_fd_mtime.tv_nsec == st->st_mtim.tv_nsec;
+		if (open_now && probe_matches(inf, memory)) {
+			keep_fd(inf, fo->cores[i].fd, st);
+			return 0;
+		}
+		snprintf(one.core, sizeof one.core, "%s", fo->cores[i].path);
+		one.dev = st->st_dev;
+		one.ino = st->st_ino;
+		one.core_fd = fo->cores[i].fd;
+		one.core_st = *st;
+		cst_inferior_close(inf);
+		if (open_core(inf, &one) == 0 && inf->probe_len && probe_matches(inf, memory))
+			return 0;
+	}
+	return cst_inferior_unusable(inf, -CST_E_NOENT, "%s",
+				     "several core files are open in gdb, none with the current inferior's memory");
+}
+
+int cst_inferior_update(struct cst_inferior *inf, const struct cst_target *memory)
+{
+	if (fd_unchanged(inf) && (inf->kind != CST_INF_CORE || probe_matches(inf, memory))) {
 		if (inf->kind == CST_INF_CORE)
 			return 0;
 		uint64_t h = maps_hash(inf->pid);
@@ -275,6 +349,8 @@ int cst_inferior_update(struct cst_inferior *inf)
 		inf->no_local = true;
 		return rc;
 	}
+	if (fo.npids == 0 && fo.ncores > 1 && memory)
+		return open_current_core(inf, &fo, memory);
 	if (fo.npids + fo.ncores > 1)
 		return cst_inferior_unusable(inf, -CST_E_NOENT, "%s", "several processes or core files are open in gdb");
 

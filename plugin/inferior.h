@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include "process.h"
+#include "target.h"
 
 enum cst_inferior_kind { CST_INF_NONE, CST_INF_LIVE, CST_INF_CORE, CST_INF_REMOTE };
 
@@ -47,6 +48,9 @@ struct cst_inferior {
 	struct cst_process *proc;    /* its image: arch, symbols (NULL on a remote target until
 	                                its modules are read), the unwind environment, whose
 	                                target the reader sets per call */
+	uint64_t probe_addr;         /* core: the lowest stack pointer of its threads, */
+	unsigned char probe[32];     /* the bytes the core holds there, */
+	unsigned probe_len;          /* and how many (0: none read) */
 	char why[4400];               /* why the inferior is not usable, for fpbt */
 	bool no_local;               /* gdb has no process or core file open: a remote target,
 	                                usable once fpbt found its program */
@@ -54,11 +58,15 @@ struct cst_inferior {
 
 /* Finds gdb's inferior again and reopens what changed (another process or core, new
  * mappings).  gdb's descriptors are looked through only when the one that named the inferior
- * last no longer names the same file (fstat: device, inode, mtime), as gdb calls the reader
- * for every frame it unwinds.  Returns 0 when INF is usable (arch and symbols known), or a negative code with
- * INF->why set: -CST_E_NOENT no inferior found or several, -CST_E_ARCH an architecture
- * corestack does not unwind, another code when its modules cannot be read. */
-int cst_inferior_update(struct cst_inferior *inf);
+ * last no longer names the same file (fstat: device, inode, mtime), or, for a core, when
+ * MEMORY (gdb's memory of its current inferior, read directly; NULL: not checked) does not
+ * hold the core's bytes at a thread's stack pointer: gdb calls the reader for every
+ * frame it unwinds, and another inferior may have its own core (add-inferior, core-file).
+ * Of several open cores, the one whose bytes MEMORY holds is taken.  Returns 0 when INF is
+ * usable (arch and symbols known), or a negative code with INF->why set: -CST_E_NOENT no
+ * inferior found or several, -CST_E_ARCH an architecture corestack does not unwind, another
+ * code when its modules cannot be read. */
+int cst_inferior_update(struct cst_inferior *inf, const struct cst_target *memory);
 
 /* True when PC and SP (target virtual addresses) are the registers some thread of INF stops
  * with: the frame is a frame 0, not a caller.  Live threads are read with ptrace, the

@@ -75,6 +75,21 @@ static int read_regs(struct gdb_unwind_callbacks *cb, const struct cst_arch *a, 
 	return a->n_gdb_regs > 0 && cst_reg_valid(r, a->pc_reg) && cst_reg_valid(r, a->sp_reg) ? 0 : -CST_E_INVAL;
 }
 
+/* What names the inferior's memory for cst_gdb_target_init when it cannot change: a core
+ * file (its device, inode and mtime, and the image opened from it), else 0. */
+static uint64_t memory_id(const struct cst_inferior *inf)
+{
+	if (inf->kind != CST_INF_CORE)
+		return 0;
+	uint64_t h = 1469598103934665603u;
+	const uint64_t parts[] = { (uint64_t)inf->gdb_fd_dev, (uint64_t)inf->gdb_fd_ino,
+				   (uint64_t)inf->gdb_fd_mtime.tv_sec, (uint64_t)inf->gdb_fd_mtime.tv_nsec,
+				   (uint64_t)(uintptr_t)inf->proc };
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		h = (h ^ parts[i]) * 1099511628211u;
+	return h ? h : 1;
+}
+
 /* ---- fpbt --------------------------------------------------------------------------- */
 
 static void fpbt_answer_walk(struct reader *r, const struct cst_fpbt_request *rq,
@@ -265,7 +280,9 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 		fpbt_fail(request, "%s", "corestack: out of memory");
 		return GDB_FAIL;
 	}
-	int updated = cst_inferior_update(&r->inf);
+	struct cst_target memory;
+	cst_gdb_target_init_direct(&memory, cb->target_read, false);
+	int updated = cst_inferior_update(&r->inf, &memory);
 	if (updated < 0 && request && r->inf.no_local && !remote_ready(r, request, false))
 		return GDB_FAIL;
 	if (updated < 0) {
@@ -283,7 +300,7 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 		return GDB_FAIL;
 	}
 	struct cst_target target;
-	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf));
 	if (r->inf.kind == CST_INF_REMOTE) {
 		char sysroot[4096];
 		if (cst_fpbt_read_file("sysroot", sysroot, sizeof sysroot) < 0 || sysroot[0] != '/')
@@ -348,7 +365,7 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	struct cst_target target;
 	if (read_regs(cb, a, &regs) < 0)
 		return none;
-	cst_gdb_target_init(&target, cb->target_read, a->big_endian);
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf));
 	cst_process_set_target(r->inf.proc, &target);
 	int rc = decide(r, &regs, &c);
 	cst_process_set_target(r->inf.proc, NULL);

@@ -7,8 +7,9 @@
 #             (pcs compared with corestack's real frames);
 #   finish    after fpbt returns to the real caller, `next` then steps in it.
 # Then: loading twice, unloading and loading again, an i386 process and core, unreadable
-# memory, a core without its executable, and every core (plus hostile variants) with `bt`
-# and `fpbt` on every thread: gdb must never abort.
+# memory, a core without its executable, function names gdb's printf and command lines would
+# misread, a second inferior with its own core, and every core (plus hostile variants) with `bt` and `fpbt` on every thread: gdb
+# must never abort.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 SCRIPT=$B/corestack.gdb
@@ -339,6 +340,112 @@ if [ -x "$T/segv-fp" ]; then
 	else
 		skip plugin-core-no-executable "no core"
 	fi
+fi
+
+# --- names that gdb's printf formats and command lines would misread: fpbt prints them as
+# corestack does (escaped), the first time (the plugin teaches gdb the lines) and the second
+# (gdb runs the commands taught); and an answer whose script never ran (fpbt cut short after
+# the plugin answered) is not relied on by the next fpbt
+cat > "$W/names.c" <<'EOF'
+#include <stdlib.h>
+#define NOINLINE __attribute__((noinline, noipa))
+static volatile int sink;
+NOINLINE void n1(void) { abort(); }
+NOINLINE void n2(void) { n1(); sink++; }
+NOINLINE void n3(void) { n2(); sink++; }
+NOINLINE void n4(void) { n3(); sink++; }
+NOINLINE void n5(void) { n4(); sink++; }
+NOINLINE void n6(void) { n5(); sink++; }
+NOINLINE void n7(void) { n6(); sink++; }
+NOINLINE void n8(void) { n7(); sink++; }
+int main(void) { n8(); return sink; }
+EOF
+if cc -O1 -fno-omit-frame-pointer -c "$W/names.c" -o "$W/names.o" 2>/dev/null &&
+	objcopy --redefine-sym n1='pct%d%s%%n%' --redefine-sym n2='quote"end"' \
+		--redefine-sym n3='back\slash\' --redefine-sym n4='dollar$arg0$argc$arg1x$' \
+		--redefine-sym n5="$(printf 'nl\nend\nctl\001\033[31m')" --redefine-sym n6='utf8é €' \
+		--redefine-sym n7='  spaced  ' --redefine-sym n8='echo #0 x' "$W/names.o" &&
+	cc -o "$W/names" "$W/names.o" &&
+	python3 tests/lib/mkcore.py crash "$W/names.core" "$W/names" 2>/dev/null >/dev/null; then
+	"$CS" "$W/names.core" | grep '^#' > "$W/names.want"
+	# tcut: an `fpbt 5` cut short after the plugin answered (and taught commands for the
+	# lines of `fpbt 5`), before its script is sourced
+	fd=$(sed -n 's|.*/proc/self/fd/\([0-9]*\)/request.*|\1|p' "$SCRIPT" | head -1)
+	{
+		echo 'define tcut'
+		echo '  set $_corestack_seq = $_corestack_seq + 1'
+		echo "  eval \"dump binary value /proc/self/fd/$fd/request \\\"%d %d 5\\\"\", \$_corestack_seq, \$_corestack_ack"
+		echo '  maintenance flush register-cache'
+		echo '  frame apply level 0 -q -s echo'
+		echo 'end'
+	} > "$W/cut.gdb"
+	for g in $GDBS; do
+		G=GDB_$g
+		out=$W/names-$g.out
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -x "$W/cut.gdb" \
+			-ex 'echo @@1\n' -ex fpbt -ex 'echo @@2\n' -ex fpbt -ex tcut \
+			-ex 'echo @@3\n' -ex 'fpbt 5' -ex 'echo @@4\n' -ex fpbt -ex 'echo @@done\n' \
+			"$W/names" "$W/names.core" > "$out" 2>&1 < /dev/null
+		bad=
+		for n in 1 2 3 4; do
+			sed -n "/^@@$n\$/,/^@@/p" "$out" | grep -v '^@@\|^warning:' > "$W/names.got"
+			want=$W/names.want
+			if [ $n = 3 ]; then
+				{ head -n 5 "$W/names.want"; echo '(More stack frames follow...)'; } > "$W/names.want3"
+				want=$W/names.want3
+			fi
+			cmp -s "$W/names.got" "$want" || bad="$bad @@$n: $(diff "$W/names.got" "$want" | head -4 | tr '\n' ' ')"
+		done
+		if broken "$out"; then
+			fail "plugin-hostile-names-$g" "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+		elif [ "$(wc -l < "$W/names.want")" -lt 15 ] || ! grep -q 'dollar\$arg0' "$W/names.want"; then
+			fail "plugin-hostile-names-$g" "corestack's own frames: $(tr '\n' ' ' < "$W/names.want")"
+		elif [ -n "$bad" ]; then
+			fail "plugin-hostile-names-$g" "fpbt differs from corestack:$bad"
+		else
+			pass "plugin-hostile-names-$g"
+		fi
+	done
+else
+	skip plugin-hostile-names "cc, objcopy or mkcore.py could not make the program or its core"
+fi
+
+# --- a second inferior with its own core (add-inferior, core-file): fpbt and bt there walk
+# its core, and fpbt back in the first inferior the first core
+c2=$W/cores/tail-body-fp.core
+if [ -s "$W/names.core" ] && [ -s "$c2" ]; then
+	"$CS" "$c2" | grep '^#' > "$W/inf2.want"
+	# gdb's bt of the second core with the plugin, in a session of its own
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'echo @@bt\n' -ex bt -ex 'echo @@done\n' \
+		"$T/tail-fp" "$c2" > "$W/inf2-alone.out" 2>&1 < /dev/null
+	sed -n '/^@@bt$/,/^@@/p' "$W/inf2-alone.out" | grep '^#' > "$W/inf2-bt.want"
+	# gdb 13's add-inferior shares the core's connection unless told not to, and its `file`
+	# then crashes gdb itself
+	timeout 120 gdb -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'echo @@1\n' -ex fpbt -ex 'echo @@e\n' \
+		-ex 'add-inferior -no-connection' -ex 'inferior 2' -ex "file $T/tail-fp" -ex "core-file $c2" \
+		-ex 'echo @@2\n' -ex fpbt -ex 'echo @@bt\n' -ex bt -ex 'echo @@e\n' -ex 'inferior 1' \
+		-ex 'echo @@3\n' -ex fpbt -ex 'echo @@done\n' "$W/names" "$W/names.core" > "$W/inf2.out" 2>&1 < /dev/null
+	bad=
+	for n in 1 2 bt 3; do
+		sed -n "/^@@$n\$/,/^@@/p" "$W/inf2.out" | grep -v '^@@\|^warning:' > "$W/inf2.got"
+		case $n in
+		2) want=$W/inf2.want ;;
+		bt) want=$W/inf2-bt.want; grep '^#' "$W/inf2.got" > "$W/inf2.got.bt"; mv "$W/inf2.got.bt" "$W/inf2.got" ;;
+		*) want=$W/names.want ;;
+		esac
+		cmp -s "$W/inf2.got" "$want" || bad="$bad @@$n: $(diff "$W/inf2.got" "$want" | head -4 | tr '\n' ' ')"
+	done
+	if broken "$W/inf2.out"; then
+		fail plugin-second-inferior "gdb died: $(tail -3 "$W/inf2.out" | tr '\n' ' ')"
+	elif [ ! -s "$W/inf2-bt.want" ] || [ ! -s "$W/inf2.want" ]; then
+		fail plugin-second-inferior "no frames for $c2 alone"
+	elif [ -n "$bad" ]; then
+		fail plugin-second-inferior "not the current inferior's core:$bad"
+	else
+		pass plugin-second-inferior
+	fi
+else
+	skip plugin-second-inferior "no core of names or of tail-body-fp"
 fi
 
 # --- every core made here, and hostile variants of one, in one session with the plugin:
