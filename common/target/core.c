@@ -72,11 +72,18 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
  * every frame's return address points into. */
 #define BLOCK_SHIFT 12
 #define BLOCK_SIZE (1u << BLOCK_SHIFT)
-#define NBLOCKS 64               /* direct-mapped by file block number: 256 KiB */
+#define NBLOCKS 64               /* 256 KiB */
+#define WAYS 4                   /* set-associative: two hot blocks of code that map to one
+				  * set do not push each other out at every frame */
+#define NSETS (NBLOCKS / WAYS)
 
 struct block_cache {
-	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty) */
+	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty); set s holds
+				      * slots s * WAYS .. s * WAYS + WAYS - 1 */
 	uint32_t src[NBLOCKS];       /* whose block: 0 the core, 1 + i the mapped file i */
+	uint32_t used[NBLOCKS];      /* the cache's clock at the slot's last use: the least
+				      * recently used slot of a set is replaced */
+	uint32_t clock;
 	uint8_t data[NBLOCKS][BLOCK_SIZE];
 };
 
@@ -260,7 +267,15 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 	}
 	while (n > 0) {
 		uint64_t b = off >> BLOCK_SHIFT;
-		unsigned k = (unsigned)((b + src) % NBLOCKS);
+		unsigned set = (unsigned)((b + src) % NSETS) * WAYS, k = set;
+		for (unsigned w = set; w < set + WAYS; w++) {
+			if (bc->block[w] == b + 1 && bc->src[w] == src) {
+				k = w;
+				break;
+			}
+			if (bc->used[w] < bc->used[k])
+				k = w;
+		}
 		if (bc->block[k] != b + 1 || bc->src[k] != src) {
 			bc->block[k] = 0;
 			ssize_t got = pread(fd, bc->data[k], BLOCK_SIZE, (off_t)(b << BLOCK_SHIFT));
@@ -270,9 +285,13 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 			bc->block[k] = b + 1;
 			bc->src[k] = src;
 		}
+		bc->used[k] = ++bc->clock;
 		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
 		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
-		memcpy(out, bc->data[k] + at, m);
+		if (m == 8)
+			memcpy(out, bc->data[k] + at, 8);    /* a word: one move, not a copy loop */
+		else
+			memcpy(out, bc->data[k] + at, m);
 		out += m;
 		off += m;
 		n -= m;
