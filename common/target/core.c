@@ -84,6 +84,7 @@ struct block_cache {
 	uint32_t used[NBLOCKS];      /* the cache's clock at the slot's last use: the least
 				      * recently used slot of a set is replaced */
 	uint32_t clock;
+	unsigned last;               /* the slot of the last read: a walk reads one stack */
 	uint8_t data[NBLOCKS][BLOCK_SIZE];
 };
 
@@ -267,14 +268,18 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 	}
 	while (n > 0) {
 		uint64_t b = off >> BLOCK_SHIFT;
-		unsigned set = (unsigned)((b + src) % NSETS) * WAYS, k = set;
-		for (unsigned w = set; w < set + WAYS; w++) {
-			if (bc->block[w] == b + 1 && bc->src[w] == src) {
-				k = w;
-				break;
+		unsigned k = bc->last;
+		if (bc->block[k] != b + 1 || bc->src[k] != src) {
+			unsigned set = (unsigned)((b + src) % NSETS) * WAYS;
+			k = set;
+			for (unsigned w = set; w < set + WAYS; w++) {
+				if (bc->block[w] == b + 1 && bc->src[w] == src) {
+					k = w;
+					break;
+				}
+				if (bc->used[w] < bc->used[k])
+					k = w;
 			}
-			if (bc->used[w] < bc->used[k])
-				k = w;
 		}
 		if (bc->block[k] != b + 1 || bc->src[k] != src) {
 			bc->block[k] = 0;
@@ -286,6 +291,7 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 			bc->src[k] = src;
 		}
 		bc->used[k] = ++bc->clock;
+		bc->last = k;
 		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
 		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
 		if (m == 8)
