@@ -60,15 +60,24 @@ struct line {
 	char b[512];
 };
 
-static void put(struct line *l, const char *s, size_t len)
+/* put when the line's buffer is full: what it holds is written first */
+static void put_flush(struct line *l, const char *s, size_t len)
 {
-	if (l->n + len > sizeof l->b) {
-		fwrite(l->b, 1, l->n, l->out);
-		l->n = 0;
-		if (len > sizeof l->b) {
-			fwrite(s, 1, len, l->out);
-			return;
-		}
+	fwrite(l->b, 1, l->n, l->out);
+	l->n = 0;
+	if (len > sizeof l->b) {
+		fwrite(s, 1, len, l->out);
+		return;
+	}
+	memcpy(l->b, s, len);
+	l->n = len;
+}
+
+static inline void put(struct line *l, const char *s, size_t len)
+{
+	if (__builtin_expect(l->n + len > sizeof l->b, 0)) {
+		put_flush(l, s, len);
+		return;
 	}
 	memcpy(l->b + l->n, s, len);
 	l->n += len;
@@ -82,8 +91,9 @@ static void put_str(struct line *l, const char *s)
 /* A string from the core or a file it names: escaped (escape.h) */
 static void put_name(struct line *l, const char *s)
 {
-	if (!cst_needs_escape(s)) {
-		put_str(l, s);
+	size_t len = strlen(s);
+	if (!cst_needs_escape_len(s, len)) {
+		put(l, s, len);
 		return;
 	}
 	char buf[1024];
