@@ -154,6 +154,8 @@ struct addr_cache {
 	struct cst_memo *ra;     /* struct ra_facts by return address */
 	struct cst_memo *calls;  /* struct call_facts by return address */
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address */
+	struct cst_memo *records;  /* struct record_facts by return address */
+	struct cst_memo *rows;   /* struct analysed by lookup address */
 };
 
 struct ra_facts {
@@ -167,6 +169,22 @@ struct call_facts {
 	int rc;                  /* what call_before returned */
 	struct cst_call_site site;
 };
+
+struct record_facts {
+	bool found;              /* the return address has a DWARF call-site record naming
+				  * the function called (callsite.h) */
+	struct cst_call_target ct;
+};
+
+/* The rule row arch->analyse found at a lookup address, in its function (the rules of the
+ * architecture's registers only, row.h), or NULL: no answer there. */
+struct analysed {
+	uint64_t fn_start;
+	struct cst_row *row;
+};
+
+/* Rows of the instruction analysis kept at most (each a few hundred bytes). */
+#define MAX_ANALYSED_ROWS (64 * 1024)
 
 struct fn_facts {
 	bool outermost;          /* one of arch->outermost */
@@ -183,18 +201,28 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		ac->ra = cst_memo_new(sizeof(struct ra_facts), MAX_ADDR_FACTS);
 		ac->calls = cst_memo_new(sizeof(struct call_facts), MAX_ADDR_FACTS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
+		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
+		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
 		env->addr_cache = ac;
 	}
 	return env->addr_cache;
+}
+
+static void free_analysed(uint64_t key, void *value, void *arg)
+{
+	free(((struct analysed *)value)->row);
 }
 
 static void addr_cache_free(struct cst_unwind_env *env)
 {
 	struct addr_cache *ac = env->addr_cache;
 	if (ac) {
+		cst_memo_each(ac->rows, free_analysed, NULL);
+		cst_memo_free(ac->rows);
 		cst_memo_free(ac->ra);
 		cst_memo_free(ac->calls);
 		cst_memo_free(ac->fn);
+		cst_memo_free(ac->records);
 		free(ac);
 	}
 	env->addr_cache = NULL;
@@ -222,6 +250,24 @@ static int call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	return v.rc;
 }
 
+/* The DWARF call-site record of return address RA (cst_callsites_target), remembered. */
+static bool call_record(struct cst_unwind *u, uint64_t ra, struct cst_call_target *ct)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct record_facts *m = ac ? cst_memo_get(ac->records, ra) : NULL;
+	struct record_facts v = { .found = false };
+	if (m) {
+		v = *m;
+	} else {
+		v.found = cst_callsites_target(cst_symbols_callsites(u->env->syms, ra), ra, &v.ct);
+		if (ac)
+			cst_memo_put(ac->records, ra, &v);
+	}
+	if (v.found)
+		*ct = v.ct;
+	return v.found;
+}
+
 /* ---- finding the caller ---------------------------------------------------------- */
 
 int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_frame *f,
@@ -235,6 +281,32 @@ int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_fra
 		return rc;
 	f->cfa = cfa;
 	return 1;
+}
+
+/* The rule row arch->analyse finds at PC in FN: remembered per PC (FN is PC's function), or
+ * ROW filled when it is not kept.  NULL when the analysis gives no answer there. */
+static const struct cst_row *analysed_row(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc,
+					  struct cst_row *row)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct analysed *m = ac ? cst_memo_get(ac->rows, pc) : NULL;
+	if (m && m->fn_start == fn->start)
+		return m->row;
+	int rc = u->env->arch->analyse(u, fn, pc, row);
+	if (m || !ac || (rc < 0 && rc != -CST_E_DECODE))
+		return rc < 0 ? NULL : row;          /* not kept: another function, or no memory */
+	struct analysed v = { .fn_start = fn->start, .row = NULL };
+	if (rc == 0) {
+		size_t size = offsetof(struct cst_row, reg) + (size_t)u->env->arch->nregs * sizeof row->reg[0];
+		if (size > sizeof *row || !(v.row = malloc(size)))
+			return row;
+		memcpy(v.row, row, size);
+	}
+	if (!cst_memo_put(ac->rows, pc, &v)) {
+		free(v.row);
+		return rc < 0 ? NULL : row;
+	}
+	return v.row;
 }
 
 int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
@@ -252,9 +324,10 @@ int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	 * padding after the function before it. */
 	if (f->lookup_pc + 1 == f->pc && a->call_before && call_before(u, fn, f->pc, &site) < 0)
 		return -CST_E_DECODE;
-	if (a->analyse(u, fn, f->lookup_pc, &row) < 0)
+	const struct cst_row *r = analysed_row(u, fn, f->lookup_pc, &row);
+	if (!r)
 		return -CST_E_DECODE;
-	int rc = cst_row_step(u, &row, f, c, out, &frame_record);
+	int rc = cst_row_step(u, r, f, c, out, &frame_record);
 	if (rc < 0)
 		return rc;
 	out->fp_record = frame_record;
@@ -506,7 +579,7 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 	const char *const *names = u->env->arch->reg_names;
 	struct cst_call_target ct;
 	uint64_t v;
-	if (cst_callsites_target(cst_symbols_callsites(u->env->syms, c->pc), c->pc, &ct)) {
+	if (call_record(u, c->pc, &ct)) {
 		if (ct.kind == CST_TARGET_ADDR) {
 			*t = ct.addr;
 			snprintf(how, len, " (its call-site record names it)");
