@@ -156,6 +156,7 @@ struct addr_cache {
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address */
 	struct cst_memo *records;  /* struct record_facts by return address */
 	struct cst_memo *rows;   /* struct analysed by lookup address */
+	struct cst_memo *targets;  /* struct target_facts by call target */
 };
 
 struct ra_facts {
@@ -186,6 +187,12 @@ struct analysed {
 /* Rows of the instruction analysis kept at most (each a few hundred bytes). */
 #define MAX_ANALYSED_ROWS (64 * 1024)
 
+struct target_facts {
+	uint64_t entry;          /* the target followed through linkage stubs (through_stubs) */
+	bool found;              /* FN is the function at ENTRY (cst_unwind_func) */
+	struct cst_func fn;
+};
+
 struct fn_facts {
 	bool outermost;          /* one of arch->outermost */
 	bool fault_callee;       /* one of arch->fault_callees */
@@ -203,6 +210,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
+		ac->targets = cst_memo_new(sizeof(struct target_facts), MAX_ADDR_FACTS);
 		env->addr_cache = ac;
 	}
 	return env->addr_cache;
@@ -223,6 +231,7 @@ static void addr_cache_free(struct cst_unwind_env *env)
 		cst_memo_free(ac->calls);
 		cst_memo_free(ac->fn);
 		cst_memo_free(ac->records);
+		cst_memo_free(ac->targets);
 		free(ac);
 	}
 	env->addr_cache = NULL;
@@ -459,6 +468,27 @@ static uint64_t through_stubs(struct cst_unwind *u, uint64_t addr)
 			u->env->arch->resolve_stub(u, addr, &dest) == 1; i++)
 		addr = dest;
 	return addr;
+}
+
+/* The function a call to TARGET enters, through linkage stubs: its entry in *ENTRY, and
+ * whether *FN (its function) is known; remembered per TARGET. */
+static bool call_target_func(struct cst_unwind *u, uint64_t target, uint64_t *entry, struct cst_func *fn)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct target_facts *m = ac ? cst_memo_get(ac->targets, target) : NULL;
+	struct target_facts v;
+	if (m) {
+		v = *m;
+	} else {
+		v.entry = through_stubs(u, target);
+		v.found = cst_unwind_func(u, v.entry, &v.fn) == 0;
+		if (ac)
+			cst_memo_put(ac->targets, target, &v);
+	}
+	*entry = v.entry;
+	if (v.found)
+		*fn = v.fn;
+	return v.found;
 }
 
 struct path_search {
@@ -780,9 +810,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		infer_lost_tail_calls(u, f, callee, c, &site);
 		return;
 	}
-	t = through_stubs(u, t);
 	struct cst_func tf;
-	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
+	if (!call_target_func(u, t, &t, &tf) || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */
