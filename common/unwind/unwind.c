@@ -147,8 +147,9 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 /* The threads of a core share most of their return addresses, and what the cursor asks of
  * a return address or of a frame's function depends on the address alone (the code there,
  * the modules, the CFI): each is found once per address and kept in env->addr_cache,
- * bounded (memo.h). */
-#define MAX_ADDR_FACTS (256 * 1024)
+ * bounded (memo.h): a core's threads stop at a few thousand distinct addresses, a hostile
+ * core's at as many as it likes, and past the bound an address is asked again each time. */
+#define MAX_ADDR_FACTS (64 * 1024)
 
 struct addr_cache {
 	struct cst_memo *ra;     /* struct ra_facts by return address */
@@ -184,8 +185,8 @@ struct analysed {
 	struct cst_row *row;
 };
 
-/* Rows of the instruction analysis kept at most (each a few hundred bytes). */
-#define MAX_ANALYSED_ROWS (64 * 1024)
+/* Rows of the instruction analysis kept at most (each a few hundred bytes to 1 KiB). */
+#define MAX_ANALYSED_ROWS (16 * 1024)
 
 struct target_facts {
 	uint64_t entry;          /* the target followed through linkage stubs (through_stubs) */
