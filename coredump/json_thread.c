@@ -3,74 +3,108 @@
 
 #include <string.h>
 
-static void hex(struct jw *w, bool present, uint64_t v)
+/* A frame is written in one piece into the writer's buffer: writing its twenty members one
+ * call at a time cost more than walking the frame. */
+
+#define LIT(o, lit) (memcpy((o), lit, sizeof lit - 1), (o) + sizeof lit - 1)
+
+/* S escaped in quotes, or null. */
+static char *str(char *o, const char *s, size_t len)
 {
-	if (!present) {
-		jw_null(w);
-		return;
-	}
+	return s ? jw_put_quoted(o, s, len) : LIT(o, "null");
+}
+
+/* A string of the program's own (a token of its tables, hex digits) in quotes, or null. */
+static char *token(char *o, const char *s)
+{
+	if (!s)
+		return LIT(o, "null");
+	size_t n = strlen(s);
+	*o = '"';
+	memcpy(o + 1, s, n);
+	o[n + 1] = '"';
+	return o + n + 2;
+}
+
+static char *hex(char *o, bool present, uint64_t v)
+{
+	if (!present)
+		return LIT(o, "null");
 	char buf[BT_HEX_SIZE];
 	int len;
 	const char *p = bt_hex(buf, v, 1, &len);
-	jw_string_plain(w, p, (size_t)len);
+	*o = '"';
+	memcpy(o + 1, p, (size_t)len);
+	o[len + 1] = '"';
+	return o + len + 2;
 }
 
-static void int_or_null(struct jw *w, bool present, int64_t v)
+static char *int_or_null(char *o, bool present, int64_t v)
 {
-	if (present)
-		jw_int(w, v);
-	else
-		jw_null(w);
+	return present ? jw_put_int(o, v) : LIT(o, "null");
 }
 
-/* A string of the program's own tables (found_by tokens, marker names), or null. */
-static void token(struct jw *w, const char *s)
+static char *boolean(char *o, bool v)
 {
-	if (s)
-		jw_string_plain(w, s, strlen(s));
-	else
-		jw_null(w);
+	return v ? LIT(o, "true") : LIT(o, "false");
 }
+
+static size_t len_of(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/* Bytes of a frame's object besides its escaped strings: the keys and punctuation (under
+ * 260 bytes), three hex numbers (18 bytes each with quotes), three integers (20 each), the
+ * build-id (40 hex digits and quotes), the tokens (under 40 bytes each) and nulls. */
+#define FRAME_FIXED 640
 
 static void frame(struct jw *w, const struct bt_frame *b)
 {
 	const struct cst_location *l = &b->loc;
-	jw_begin_object(w);
-	JW_KEY(w, "index");
-	jw_int(w, b->number);
-	JW_KEY(w, "pc");
-	hex(w, true, b->f.pc);
-	JW_KEY(w, "function");
-	jw_string(w, l->function);
-	JW_KEY(w, "offset");
-	int_or_null(w, l->function != NULL, (int64_t)l->offset);
-	JW_KEY(w, "symbol");
-	jw_string(w, l->symbol);
-	JW_KEY(w, "module");
-	jw_string(w, l->module);
-	JW_KEY(w, "module_offset");
-	hex(w, l->module != NULL, b->f.pc - l->module_base);
-	JW_KEY(w, "build_id");
-	token(w, l->build_id[0] ? l->build_id : NULL);   /* hex digits */
-	JW_KEY(w, "build_id_mismatch");
-	jw_bool(w, l->mismatch);
-	JW_KEY(w, "file");
-	jw_string(w, l->file);
-	JW_KEY(w, "line");
-	int_or_null(w, l->line != 0, l->line);
-	JW_KEY(w, "inlined");
-	jw_bool(w, b->inlined);
-	JW_KEY(w, "found_by");
-	token(w, cst_found_by_token(b->f.found_by));
-	JW_KEY(w, "marker");
-	token(w, cst_marker_name(b->f.marker));
-	JW_KEY(w, "cfa");
-	hex(w, b->f.cfa != 0, b->f.cfa);
-	JW_KEY(w, "note");
-	jw_string(w, b->f.note[0] ? b->f.note : NULL);
-	JW_KEY(w, "jit_map");
-	jw_string(w, b->jit_map);
-	jw_end_object(w);
+	const char *note = b->f.note[0] ? b->f.note : NULL;
+	size_t lfn = len_of(l->function), lsym = len_of(l->symbol), lmod = len_of(l->module),
+	       lfile = len_of(l->file), lnote = len_of(note), ljit = len_of(b->jit_map);
+	jw_member(w);
+	char *o = jw_room(w, FRAME_FIXED + 6 * (lfn + lsym + lmod + lfile + lnote + ljit));
+	if (!o)
+		return;
+	o = LIT(o, "{\"index\":");
+	o = jw_put_int(o, b->number);
+	o = LIT(o, ",\"pc\":");
+	o = hex(o, true, b->f.pc);
+	o = LIT(o, ",\"function\":");
+	o = str(o, l->function, lfn);
+	o = LIT(o, ",\"offset\":");
+	o = int_or_null(o, l->function != NULL, (int64_t)l->offset);
+	o = LIT(o, ",\"symbol\":");
+	o = str(o, l->symbol, lsym);
+	o = LIT(o, ",\"module\":");
+	o = str(o, l->module, lmod);
+	o = LIT(o, ",\"module_offset\":");
+	o = hex(o, l->module != NULL, b->f.pc - l->module_base);
+	o = LIT(o, ",\"build_id\":");
+	o = token(o, l->build_id[0] ? l->build_id : NULL);
+	o = LIT(o, ",\"build_id_mismatch\":");
+	o = boolean(o, l->mismatch);
+	o = LIT(o, ",\"file\":");
+	o = str(o, l->file, lfile);
+	o = LIT(o, ",\"line\":");
+	o = int_or_null(o, l->line != 0, l->line);
+	o = LIT(o, ",\"inlined\":");
+	o = boolean(o, b->inlined);
+	o = LIT(o, ",\"found_by\":");
+	o = token(o, cst_found_by_token(b->f.found_by));
+	o = LIT(o, ",\"marker\":");
+	o = token(o, cst_marker_name(b->f.marker));
+	o = LIT(o, ",\"cfa\":");
+	o = hex(o, b->f.cfa != 0, b->f.cfa);
+	o = LIT(o, ",\"note\":");
+	o = str(o, note, lnote);
+	o = LIT(o, ",\"jit_map\":");
+	o = str(o, b->jit_map, ljit);
+	o = LIT(o, "}");
+	w->len = (size_t)(o - w->buf);
 }
 
 void bt_json_thread_write(struct jw *w, const struct bt_thread *t)

@@ -6,8 +6,9 @@
 #include "bt_json.h"
 #include "jsonw.h"
 
-/* Writes thread T to W as one JSON object in W's layout (one line when W is not pretty; no
- * newline after it).  Running out of memory is W's (jw_flush says so). */
+/* Writes thread T to W as one JSON object on one line (W must not be pretty: the document
+ * writes each thread on a line of its own; no newline after it).  Running out of memory is
+ * W's (jw_flush says so). */
 void bt_json_thread_write(struct jw *w, const struct bt_thread *t);
 
 #endif

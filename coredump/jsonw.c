@@ -211,15 +211,19 @@ void jw_end_object(struct jw *w) { end(w, '}'); }
 void jw_begin_array(struct jw *w) { begin(w, '['); }
 void jw_end_array(struct jw *w) { end(w, ']'); }
 
-static void quoted(struct jw *w, const char *s, size_t len)
+char *jw_put_quoted(char *o, const char *s, size_t len)
 {
-	char *o = room(w, 6 * len + 2);
-	if (!o)
-		return;
 	*o = '"';
 	size_t n = jw_escape(o + 1, s, len);
 	o[n + 1] = '"';
-	w->len += n + 2;
+	return o + n + 2;
+}
+
+static void quoted(struct jw *w, const char *s, size_t len)
+{
+	char *o = room(w, 6 * len + 2);
+	if (o)
+		w->len = (size_t)(jw_put_quoted(o, s, len) - w->buf);
 }
 
 void jw_key(struct jw *w, const char *key)
@@ -250,22 +254,27 @@ void jw_string(struct jw *w, const char *s)
 		jw_null(w);
 }
 
-void jw_int(struct jw *w, int64_t v)
+char *jw_put_int(char *o, int64_t v)
 {
-	member(w);
-	char *o = room(w, 24), digits[20];
-	if (!o)
-		return;
+	char digits[20];
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	int n = 0;
 	do
 		digits[n++] = (char)('0' + u % 10);
 	while ((u /= 10) != 0);
 	if (v < 0)
-		*o++ = '-', w->len++;
+		*o++ = '-';
 	for (int i = 0; i < n; i++)
 		o[i] = digits[n - 1 - i];
-	w->len += (size_t)n;
+	return o + n;
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+	member(w);
+	char *o = room(w, 24);
+	if (o)
+		w->len = (size_t)(jw_put_int(o, v) - w->buf);
 }
 
 void jw_bool(struct jw *w, bool v)

@@ -73,6 +73,13 @@ void jw_json(struct jw *w, struct json_object *v);
 /* Bytes written as they are, between values (the skeleton of a document written in parts). */
 void jw_raw(struct jw *w, const char *s, size_t len);
 
+/* For a caller that writes a whole value of the compact layout into room it took with
+ * jw_room (a thread's frame, in one piece): each writes at O and returns the end.
+ * jw_put_int: V in decimal, at most 20 bytes.  jw_put_quoted: S (LEN bytes) in quotes,
+ * escaped as jw_escape does, at most 6 * LEN + 2 bytes. */
+char *jw_put_int(char *o, int64_t v);
+char *jw_put_quoted(char *o, const char *s, size_t len);
+
 /* The inline parts of the writer, for its callers' loops (one frame after another). */
 char *jw_grow(struct jw *w, size_t n);
 void jw_indent(struct jw *w, int level);

@@ -239,12 +239,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (print)
 			fprintf(stderr, "end %d: %s\n", rc, why);
 	}
-	if (f.overlay) {
-		cst_unwind_env_free(&env);
-	} else {
+	if (!f.overlay) {
 		arch_cache_of[f.mask] = env.arch_cache;
 		cfi_cache_of[f.mask] = env.cfi_cache;
 		tail_cache_of[f.mask] = env.tail_cache;
+		env.arch_cache = env.cfi_cache = env.tail_cache = NULL;
 	}
+	cst_unwind_env_free(&env);   /* the rest (the addr_cache) holds what this input's memory said */
 	return 0;
 }

@@ -142,18 +142,33 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 	return 0;
 }
 
+/* The two hex digits of each byte value, for bt_hex */
+#define HEX_DIGIT(d) ((d) < 10 ? '0' + (d) : 'a' + (d) - 10)
+#define HEX_PAIR(b) HEX_DIGIT((b) >> 4), HEX_DIGIT((b) & 15)
+#define HEX_PAIRS4(b) HEX_PAIR(b), HEX_PAIR((b) + 1), HEX_PAIR((b) + 2), HEX_PAIR((b) + 3)
+#define HEX_PAIRS16(b) HEX_PAIRS4(b), HEX_PAIRS4((b) + 4), HEX_PAIRS4((b) + 8), HEX_PAIRS4((b) + 12)
+#define HEX_PAIRS64(b) HEX_PAIRS16(b), HEX_PAIRS16((b) + 16), HEX_PAIRS16((b) + 32), HEX_PAIRS16((b) + 48)
+static const char hex_pairs[512] = {
+	HEX_PAIRS64(0), HEX_PAIRS64(64), HEX_PAIRS64(128), HEX_PAIRS64(192),
+};
+
 const char *bt_hex(char buf[BT_HEX_SIZE], uint64_t v, int width, int *len)
 {
-	char *p = buf + BT_HEX_SIZE;        /* written backwards from the end */
-	char *digits = p;
-	do
-		*--p = "0123456789abcdef"[v & 15];
-	while (v >>= 4);
-	while (digits - p < width && p > buf + 2)
-		*--p = '0';
+	/* the digits V needs, at least WIDTH and at most 16, written backwards from the end
+	 * two at a time: the value's zero digits above its highest pad it */
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+	if (n < width)
+		n = width < BT_HEX_SIZE - 2 ? width : BT_HEX_SIZE - 2;
+	char *p = buf + BT_HEX_SIZE;
+	for (int i = 0; i < n / 2; i++, v >>= 8) {
+		p -= 2;
+		memcpy(p, &hex_pairs[2 * (v & 0xff)], 2);
+	}
+	if (n & 1)
+		*--p = hex_pairs[2 * (v & 15) + 1];
 	*--p = 'x';
 	*--p = '0';
-	*len = (int)(buf + BT_HEX_SIZE - p);
+	*len = n + 2;
 	return p;
 }
 

@@ -62,9 +62,18 @@ static size_t plain_words(const unsigned char *p, size_t len)
 
 bool cst_needs_escape(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	return cst_needs_escape_len(s, strlen(s));
+}
+
+bool cst_needs_escape_len(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
 		p += plain_words(p, (size_t)(end - p));
+		/* the bytes no whole word covers (a name shorter than a word): printable ASCII
+		 * other than '\\' one by one, without a call */
+		while (p < end && *p >= 0x20 && *p < 0x7f && *p != '\\')
+			p++;
 		if (p == end)
 			break;
 		size_t n = *p == '\\' ? 0 : utf8_printable(p);

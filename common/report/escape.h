@@ -13,6 +13,8 @@
 
 /* True when S (NUL-terminated) has a byte that cst_escape changes. */
 bool cst_needs_escape(const char *s);
+/* The same for the LEN bytes at S (its strlen, known to the caller). */
+bool cst_needs_escape_len(const char *s, size_t len);
 
 /* Writes S escaped to OUT (CAP bytes, NUL-terminated, cut at a whole escape when it does not
  * fit).  Returns the length of the whole escaped string (bytes, without the NUL), which may

@@ -52,23 +52,39 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* A frame's line is put together here and written with one fwrite: a core of many
- * threads prints a line per frame, and stdio's per-call cost was most of the printing. */
+/* A thread's frame lines are put together here and written with one fwrite when it is
+ * full or the thread is done: a core of many threads prints a line per frame, and stdio's
+ * per-call cost was most of the printing. */
 struct line {
 	FILE *out;
 	size_t n;
-	char b[512];
+	char b[4096];
 };
 
-static void put(struct line *l, const char *s, size_t len)
+static void line_flush(struct line *l)
 {
-	if (l->n + len > sizeof l->b) {
+	if (l->n)
 		fwrite(l->b, 1, l->n, l->out);
-		l->n = 0;
-		if (len > sizeof l->b) {
-			fwrite(s, 1, len, l->out);
-			return;
-		}
+	l->n = 0;
+}
+
+/* put when the line's buffer is full: what it holds is written first */
+static void put_flush(struct line *l, const char *s, size_t len)
+{
+	line_flush(l);
+	if (len > sizeof l->b) {
+		fwrite(s, 1, len, l->out);
+		return;
+	}
+	memcpy(l->b, s, len);
+	l->n = len;
+}
+
+static inline void put(struct line *l, const char *s, size_t len)
+{
+	if (__builtin_expect(l->n + len > sizeof l->b, 0)) {
+		put_flush(l, s, len);
+		return;
 	}
 	memcpy(l->b + l->n, s, len);
 	l->n += len;
@@ -82,8 +98,9 @@ static void put_str(struct line *l, const char *s)
 /* A string from the core or a file it names: escaped (escape.h) */
 static void put_name(struct line *l, const char *s)
 {
-	if (!cst_needs_escape(s)) {
-		put_str(l, s);
+	size_t len = strlen(s);
+	if (!cst_needs_escape_len(s, len)) {
+		put(l, s, len);
 		return;
 	}
 	char buf[1024];
@@ -118,65 +135,66 @@ static void put_dec(struct line *l, long long v)
 	put(l, d + 24 - n, (size_t)n);
 }
 
-void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
+/* Frame B's line (and with -v its "found by" line) added to L. */
+static void frame_line(struct line *l, const struct bt_frame *b, const struct bt_options *o)
 {
 	const struct cst_location *loc = &b->loc;
-	struct line l = { .out = out };
+	FILE *out = l->out;
 	/* "#%-2u " then the pc as "0x%016x in ", or blanks of that width for an inlined frame */
-	put(&l, "#", 1);
-	size_t start = l.n;
-	put_dec(&l, b->number);
-	if (l.n - start < 2)
-		put(&l, " ", 1);
+	put(l, "#", 1);
+	size_t start = l->n;
+	put_dec(l, b->number);
+	if (l->n - start < 2)
+		put(l, " ", 1);
 	if (b->inlined) {
-		put(&l, "                       ", 23);
+		put(l, "                       ", 23);
 	} else {
-		put(&l, " ", 1);
-		put_hex(&l, b->f.pc, 16);
-		put(&l, " in ", 4);
+		put(l, " ", 1);
+		put_hex(l, b->f.pc, 16);
+		put(l, " in ", 4);
 	}
 	if (o->color)
-		put_str(&l, C_FUNC);
+		put_str(l, C_FUNC);
 	if (loc->function) {
-		put_name(&l, loc->function);
+		put_name(l, loc->function);
 	} else if (loc->module) {
-		put_name(&l, base(loc->module));
-		put(&l, "+", 1);
-		put_hex(&l, b->f.pc - loc->module_base, 1);
+		put_name(l, base(loc->module));
+		put(l, "+", 1);
+		put_hex(l, b->f.pc - loc->module_base, 1);
 	} else {
-		put(&l, "??", 2);
+		put(l, "??", 2);
 	}
 	if (o->color)
-		put_str(&l, C_RESET);
-	put(&l, " ()", 3);
+		put_str(l, C_RESET);
+	put(l, " ()", 3);
 	if (loc->file) {
-		put(&l, " at ", 4);
-		put_name(&l, loc->file);
-		put(&l, ":", 1);
-		put_dec(&l, loc->line);
+		put(l, " at ", 4);
+		put_name(l, loc->file);
+		put(l, ":", 1);
+		put_dec(l, loc->line);
 	} else if (loc->module) {
-		put(&l, " from ", 6);
-		put_name(&l, loc->module);
+		put(l, " from ", 6);
+		put_name(l, loc->module);
 	} else if (b->jit_map) {
-		put(&l, " [JIT] from ", 12);
-		put_name(&l, b->jit_map);
+		put(l, " [JIT] from ", 12);
+		put_name(l, b->jit_map);
 	} else if (b->anon_code) {
-		put_str(&l, " [JIT] from anonymous memory");
+		put_str(l, " [JIT] from anonymous memory");
 	} else if (b->copy_of) {
-		put_str(&l, " from a copy of ");
-		put_name(&l, b->copy_of);
+		put_str(l, " from a copy of ");
+		put_name(l, b->copy_of);
 	}
 	if (loc->mismatch)
-		put_str(&l, " (build-id mismatch)");
+		put_str(l, " (build-id mismatch)");
 	const char *m = cst_marker_name(b->f.marker);
 	if (m) {
-		put_str(&l, o->color ? "  " C_MARK "[" : "  [");
-		put_str(&l, m);
-		put_str(&l, o->color ? "]" C_RESET : "]");
+		put_str(l, o->color ? "  " C_MARK "[" : "  [");
+		put_str(l, m);
+		put_str(l, o->color ? "]" C_RESET : "]");
 	}
-	put(&l, "\n", 1);
-	fwrite(l.b, 1, l.n, out);
+	put(l, "\n", 1);
 	if (o->verbose && !b->inlined) {
+		line_flush(l);
 		fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
 			cst_found_by_description(b->f.found_by));
 		if (b->f.cfa)
@@ -185,6 +203,13 @@ void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_op
 			fprintf(out, "; %s", b->f.note);
 		fputc('\n', out);
 	}
+}
+
+void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
+{
+	struct line l = { .out = out };
+	frame_line(&l, b, o);
+	line_flush(&l);
 }
 
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
@@ -216,8 +241,10 @@ void bt_print_first_text(FILE *out, const struct bt_thread *t, bool counted, siz
 
 void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
+	struct line l = { .out = out };
 	for (size_t i = 0; i < t->n; i++)
-		bt_print_frame_text(out, &t->frames[i], o);
+		frame_line(&l, &t->frames[i], o);
+	line_flush(&l);
 	if (t->rc < 0 || t->n == 0)
 		fprintf(out, "(walk stopped: %s)\n", t->stop);
 }

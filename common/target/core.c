@@ -66,13 +66,25 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
 
 /* PT_LOAD bytes are read with pread through this cache, not through the file's mapping: a
  * walk reads a few words from each thread's stack, and a page fault on a mapped file maps a
- * whole window of pages around the one touched, which cost more than the walk itself. */
+ * whole window of pages around the one touched, which cost more than the walk itself.  The
+ * files NT_FILE names (code the kernel left out of the core) are read through a cache of
+ * their own, so that the stacks of many threads do not push out the few pages of code that
+ * every frame's return address points into. */
 #define BLOCK_SHIFT 12
 #define BLOCK_SIZE (1u << BLOCK_SHIFT)
-#define NBLOCKS 64               /* direct-mapped by file block number: 256 KiB */
+#define NBLOCKS 64               /* 256 KiB */
+#define WAYS 4                   /* set-associative: two hot blocks of code that map to one
+				  * set do not push each other out at every frame */
+#define NSETS (NBLOCKS / WAYS)
 
 struct block_cache {
-	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty) */
+	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty); set s holds
+				      * slots s * WAYS .. s * WAYS + WAYS - 1 */
+	uint32_t src[NBLOCKS];       /* whose block: 0 the core, 1 + i the mapped file i */
+	uint32_t used[NBLOCKS];      /* the cache's clock at the slot's last use: the least
+				      * recently used slot of a set is replaced */
+	uint32_t clock;
+	unsigned last;               /* the slot of the last read: a walk reads one stack */
 	uint8_t data[NBLOCKS][BLOCK_SIZE];
 };
 
@@ -80,6 +92,7 @@ struct cst_core {
 	int fd;
 	Elf *elf;
 	struct block_cache *blocks;  /* NULL until the first read; NULL again if malloc failed */
+	struct block_cache *file_blocks; /* the mapped files' blocks, as BLOCKS */
 	uint64_t size;           /* bytes of the file when it was opened */
 	const struct cst_arch *arch;
 	struct cst_target target;
@@ -239,6 +252,59 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 	return m->file < 0 ? NULL : open_mapped(c, &c->files[m->file]);
 }
 
+/* Copies N bytes at offset OFF of FD (SRC in the cache's tags, SIZE bytes long when opened;
+ * OFF + N <= SIZE) to OUT through the block cache *CACHE, allocated on first use.  Returns 0,
+ * or -CST_E_MEMORY when the file could not be read there (it shrank since it was opened, or
+ * a read error). */
+static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_t size, uint64_t off,
+		       uint8_t *out, size_t n)
+{
+	if (!*cache && fd >= 0)
+		*cache = calloc(1, sizeof **cache);
+	struct block_cache *bc = *cache;
+	if (!bc) {                   /* no memory for the cache: straight from the file */
+		ssize_t got = pread(fd, out, n, (off_t)off);
+		return got == (ssize_t)n ? 0 : -CST_E_MEMORY;
+	}
+	while (n > 0) {
+		uint64_t b = off >> BLOCK_SHIFT;
+		unsigned k = bc->last;
+		if (bc->block[k] != b + 1 || bc->src[k] != src) {
+			unsigned set = (unsigned)((b + src) % NSETS) * WAYS;
+			k = set;
+			for (unsigned w = set; w < set + WAYS; w++) {
+				if (bc->block[w] == b + 1 && bc->src[w] == src) {
+					k = w;
+					break;
+				}
+				if (bc->used[w] < bc->used[k])
+					k = w;
+			}
+		}
+		if (bc->block[k] != b + 1 || bc->src[k] != src) {
+			bc->block[k] = 0;
+			ssize_t got = pread(fd, bc->data[k], BLOCK_SIZE, (off_t)(b << BLOCK_SHIFT));
+			uint64_t want = size - (b << BLOCK_SHIFT);
+			if (got < 0 || (uint64_t)got < (want < BLOCK_SIZE ? want : BLOCK_SIZE))
+				return -CST_E_MEMORY;
+			bc->block[k] = b + 1;
+			bc->src[k] = src;
+		}
+		bc->used[k] = ++bc->clock;
+		bc->last = k;
+		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
+		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
+		if (m == 8)
+			memcpy(out, bc->data[k] + at, 8);    /* a word: one move, not a copy loop */
+		else
+			memcpy(out, bc->data[k] + at, m);
+		out += m;
+		off += m;
+		n -= m;
+	}
+	return 0;
+}
+
 /* Bytes at ADDR from the file mapping that covers it. */
 static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len)
 {
@@ -257,40 +323,14 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 		n = m->end - addr;
 	if (n > f->size - off)
 		n = f->size - off;
-	ssize_t got = pread(f->fd, buf, n, (off_t)off);
-	return got > 0 ? (size_t)got : 0;
+	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n) == 0 ?
+	       (size_t)n : 0;
 }
 
-/* Copies N bytes at file offset OFF (inside the file: load_span checked it) to OUT, through
- * the block cache.  Returns 0, or -CST_E_MEMORY when the file could not be read there (it
- * shrank since it was opened, or a read error). */
+/* Copies N bytes at core file offset OFF (inside the file: load_span checked it) to OUT. */
 static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_t n)
 {
-	if (!c->blocks && c->fd >= 0)
-		c->blocks = calloc(1, sizeof *c->blocks);
-	if (!c->blocks) {            /* no memory for the cache: straight from the file */
-		ssize_t got = pread(c->fd, out, n, (off_t)off);
-		return got == (ssize_t)n ? 0 : -CST_E_MEMORY;
-	}
-	while (n > 0) {
-		uint64_t b = off >> BLOCK_SHIFT;
-		unsigned k = (unsigned)(b % NBLOCKS);
-		if (c->blocks->block[k] != b + 1) {
-			c->blocks->block[k] = 0;
-			ssize_t got = pread(c->fd, c->blocks->data[k], BLOCK_SIZE, (off_t)(b << BLOCK_SHIFT));
-			uint64_t want = c->size - (b << BLOCK_SHIFT);
-			if (got < 0 || (uint64_t)got < (want < BLOCK_SIZE ? want : BLOCK_SIZE))
-				return -CST_E_MEMORY;
-			c->blocks->block[k] = b + 1;
-		}
-		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
-		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
-		memcpy(out, c->blocks->data[k] + at, m);
-		out += m;
-		off += m;
-		n -= m;
-	}
-	return 0;
+	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n);
 }
 
 static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
@@ -901,6 +941,7 @@ void cst_core_close(struct cst_core *c)
 	free(c->maps);
 	free(c->loads);
 	free(c->blocks);
+	free(c->file_blocks);
 	free(c->threads);
 	free(c->auxv);
 	free(c->file_note);

@@ -2,6 +2,9 @@
 #include "target.h"
 #include "error.h"
 
+#include <endian.h>
+#include <string.h>
+
 int cst_target_read(const struct cst_target *t, uint64_t addr, void *buf, size_t len)
 {
 	if (len == 0)
@@ -29,11 +32,14 @@ int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned siz
 	int rc = cst_target_read(t, addr, b, size);
 	if (rc < 0)
 		return rc;
-	uint64_t v = 0;
-	for (unsigned i = 0; i < size; i++) {
-		unsigned k = t->big_endian ? i : size - 1 - i;
-		v = (v << 8) | b[k];
+	if (size == 8) {
+		uint64_t v;
+		memcpy(&v, b, 8);
+		*out = t->big_endian ? be64toh(v) : le64toh(v);
+	} else {
+		uint32_t v;
+		memcpy(&v, b, 4);
+		*out = t->big_endian ? be32toh(v) : le32toh(v);
 	}
-	*out = v;
 	return 0;
 }

@@ -44,8 +44,11 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 	cst_regs_clear(out);
 	bool ra_defined = false;
 	uint64_t fp_slot = 0;
-	for (int r = 0; r < arch->nregs && r < CST_NREGS; r++) {
+	const int nregs = arch->nregs < CST_NREGS ? arch->nregs : CST_NREGS;
+	for (int r = 0; r < nregs; r++) {
 		const struct cst_rule *x = &row->reg[r];
+		if (x->kind == CST_RULE_UNDEFINED)
+			continue;
 		uint64_t v, addr = 0;
 		bool is_value = false;
 		switch ((enum cst_rule_kind)x->kind) {

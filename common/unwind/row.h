@@ -50,7 +50,9 @@ struct cst_row {
 	int8_t frame_record;     /* 1: the callee's frame record is set up (fp = CFA - 2 words,
 				  * the caller's fp saved there), 0: it is not, -1: decided from
 				  * the callee's registers when the row is applied (CFI) */
-	struct cst_rule reg[CST_NREGS];  /* by DWARF number */
+	struct cst_rule reg[CST_NREGS];  /* by DWARF number; only the architecture's registers,
+					  * 0..arch->nregs-1, are read (a strategy may leave the
+					  * rest unset) */
 };
 
 /* How one register of a frame was recovered from the frame below it (the distinction gdb

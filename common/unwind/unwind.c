@@ -142,6 +142,142 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 	return u->cur_fn_state > 0 ? &u->cur_fn : NULL;
 }
 
+/* ---- what is known of an address, remembered ------------------------------------- */
+
+/* The threads of a core share most of their return addresses, and what the cursor asks of
+ * a return address or of a frame's function depends on the address alone (the code there,
+ * the modules, the CFI): each is found once per address and kept in env->addr_cache,
+ * bounded (memo.h): a core's threads stop at a few thousand distinct addresses, a hostile
+ * core's at as many as it likes, and past the bound an address is asked again each time. */
+#define MAX_ADDR_FACTS (64 * 1024)
+
+struct addr_cache {
+	struct cst_memo *ra;     /* struct ra_facts by return address */
+	struct cst_memo *calls;  /* struct call_facts by return address */
+	struct cst_memo *fn;     /* struct fn_facts by function lookup address */
+	struct cst_memo *records;  /* struct record_facts by return address */
+	struct cst_memo *rows;   /* struct analysed by lookup address */
+	struct cst_memo *targets;  /* struct target_facts by call target */
+};
+
+struct ra_facts {
+	bool known;              /* known_code(pc, pc - 1) */
+	bool signal_frame;       /* the architecture's signal_frame: a signal restorer's code */
+	bool cfi_signal;         /* the CFI row of the pc is marked as a signal frame's */
+};
+
+struct call_facts {
+	uint64_t fn_start;       /* the function call_before was given (0: none) */
+	int rc;                  /* what call_before returned */
+	struct cst_call_site site;
+};
+
+struct record_facts {
+	bool found;              /* the return address has a DWARF call-site record naming
+				  * the function called (callsite.h) */
+	struct cst_call_target ct;
+};
+
+/* The rule row arch->analyse found at a lookup address, in its function (the rules of the
+ * architecture's registers only, row.h), or NULL: no answer there. */
+struct analysed {
+	uint64_t fn_start;
+	struct cst_row *row;
+};
+
+/* Rows of the instruction analysis kept at most (each a few hundred bytes to 1 KiB). */
+#define MAX_ANALYSED_ROWS (16 * 1024)
+
+struct target_facts {
+	uint64_t entry;          /* the target followed through linkage stubs (through_stubs) */
+	bool found;              /* FN is the function at ENTRY (cst_unwind_func) */
+	struct cst_func fn;
+};
+
+struct fn_facts {
+	bool outermost;          /* one of arch->outermost */
+	bool fault_callee;       /* one of arch->fault_callees */
+};
+
+static struct addr_cache *addr_cache(struct cst_unwind *u)
+{
+	struct cst_unwind_env *env = u->env;
+	if (!env->addr_cache) {
+		struct addr_cache *ac = calloc(1, sizeof *ac);
+		if (!ac)
+			return NULL;
+		ac->ra = cst_memo_new(sizeof(struct ra_facts), MAX_ADDR_FACTS);
+		ac->calls = cst_memo_new(sizeof(struct call_facts), MAX_ADDR_FACTS);
+		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
+		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
+		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
+		ac->targets = cst_memo_new(sizeof(struct target_facts), MAX_ADDR_FACTS);
+		env->addr_cache = ac;
+	}
+	return env->addr_cache;
+}
+
+static void free_analysed(uint64_t key, void *value, void *arg)
+{
+	free(((struct analysed *)value)->row);
+}
+
+static void addr_cache_free(struct cst_unwind_env *env)
+{
+	struct addr_cache *ac = env->addr_cache;
+	if (ac) {
+		cst_memo_each(ac->rows, free_analysed, NULL);
+		cst_memo_free(ac->rows);
+		cst_memo_free(ac->ra);
+		cst_memo_free(ac->calls);
+		cst_memo_free(ac->fn);
+		cst_memo_free(ac->records);
+		cst_memo_free(ac->targets);
+		free(ac);
+	}
+	env->addr_cache = NULL;
+}
+
+/* arch->call_before for return address RA in FN, the function of RA's lookup address (the
+ * callers ask only there), remembered per RA and FN's start. */
+static int call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
+		       struct cst_call_site *site)
+{
+	struct addr_cache *ac = addr_cache(u);
+	uint64_t start = fn ? fn->start : 0;
+	const struct call_facts *m = ac ? cst_memo_get(ac->calls, ra) : NULL;
+	if (m && m->fn_start == start) {
+		if (m->rc >= 0)
+			*site = m->site;
+		return m->rc;
+	}
+	struct call_facts v = { .fn_start = start, .site = *site };
+	v.rc = u->env->arch->call_before(u, fn, ra, &v.site);
+	if (ac && !m)
+		cst_memo_put(ac->calls, ra, &v);
+	if (v.rc >= 0)
+		*site = v.site;
+	return v.rc;
+}
+
+/* The DWARF call-site record of return address RA (cst_callsites_target), remembered. */
+static bool call_record(struct cst_unwind *u, uint64_t ra, struct cst_call_target *ct)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct record_facts *m = ac ? cst_memo_get(ac->records, ra) : NULL;
+	struct record_facts v = { .found = false };
+	if (m) {
+		v = *m;
+	} else {
+		v.found = cst_callsites_target(cst_symbols_callsites(u->env->syms, ra), ra, &v.ct);
+		if (ac)
+			cst_memo_put(ac->records, ra, &v);
+	}
+	if (v.found)
+		*ct = v.ct;
+	return v.found;
+}
+
 /* ---- finding the caller ---------------------------------------------------------- */
 
 int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_frame *f,
@@ -157,24 +293,51 @@ int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_fra
 	return 1;
 }
 
+/* The rule row arch->analyse finds at PC in FN: remembered per PC (FN is PC's function), or
+ * ROW filled when it is not kept.  NULL when the analysis gives no answer there. */
+static const struct cst_row *analysed_row(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc,
+					  struct cst_row *row)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct analysed *m = ac ? cst_memo_get(ac->rows, pc) : NULL;
+	if (m && m->fn_start == fn->start)
+		return m->row;
+	int rc = u->env->arch->analyse(u, fn, pc, row);
+	if (m || !ac || (rc < 0 && rc != -CST_E_DECODE))
+		return rc < 0 ? NULL : row;          /* not kept: another function, or no memory */
+	struct analysed v = { .fn_start = fn->start, .row = NULL };
+	if (rc == 0) {
+		size_t size = offsetof(struct cst_row, reg) + (size_t)u->env->arch->nregs * sizeof row->reg[0];
+		if (size > sizeof *row || !(v.row = malloc(size)))
+			return row;
+		memcpy(v.row, row, size);
+	}
+	if (!cst_memo_put(ac->rows, pc, &v)) {
+		free(v.row);
+		return rc < 0 ? NULL : row;
+	}
+	return v.row;
+}
+
 int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
 		      struct cst_frame *c, struct cst_step *out)
 {
 	struct cst_row row;
 	bool frame_record;
 	const struct cst_arch *a = u->env->arch;
-	struct cst_call_site site;
+	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
 	if (!a->analyse || !fn)
 		return -CST_E_DECODE;
 	/* A return address (looked up one byte back) follows a call.  Where no call ends at
 	 * it, the state the analysis finds there is not the caller's at a return: V8 returns
 	 * into the first byte of a builtin (a deoptimized frame), whose byte before is the
 	 * padding after the function before it. */
-	if (f->lookup_pc + 1 == f->pc && a->call_before && a->call_before(u, fn, f->pc, &site) < 0)
+	if (f->lookup_pc + 1 == f->pc && a->call_before && call_before(u, fn, f->pc, &site) < 0)
 		return -CST_E_DECODE;
-	if (a->analyse(u, fn, f->lookup_pc, &row) < 0)
+	const struct cst_row *r = analysed_row(u, fn, f->lookup_pc, &row);
+	if (!r)
 		return -CST_E_DECODE;
-	int rc = cst_row_step(u, &row, f, c, out, &frame_record);
+	int rc = cst_row_step(u, r, f, c, out, &frame_record);
 	if (rc < 0)
 		return rc;
 	out->fp_record = frame_record;
@@ -308,6 +471,27 @@ static uint64_t through_stubs(struct cst_unwind *u, uint64_t addr)
 	return addr;
 }
 
+/* The function a call to TARGET enters, through linkage stubs: its entry in *ENTRY, and
+ * whether *FN (its function) is known; remembered per TARGET. */
+static bool call_target_func(struct cst_unwind *u, uint64_t target, uint64_t *entry, struct cst_func *fn)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct target_facts *m = ac ? cst_memo_get(ac->targets, target) : NULL;
+	struct target_facts v;
+	if (m) {
+		v = *m;
+	} else {
+		v.entry = through_stubs(u, target);
+		v.found = cst_unwind_func(u, v.entry, &v.fn) == 0;
+		if (ac)
+			cst_memo_put(ac->targets, target, &v);
+	}
+	*entry = v.entry;
+	if (v.found)
+		*fn = v.fn;
+	return v.found;
+}
+
 struct path_search {
 	const struct cst_func *callee;
 	uint64_t path[CST_MAX_TAIL_DEPTH];     /* functions, outermost first */
@@ -426,7 +610,7 @@ static bool indirect_target(struct cst_unwind *u, const struct cst_frame *c, con
 	const char *const *names = u->env->arch->reg_names;
 	struct cst_call_target ct;
 	uint64_t v;
-	if (cst_callsites_target(cst_symbols_callsites(u->env->syms, c->pc), c->pc, &ct)) {
+	if (call_record(u, c->pc, &ct)) {
 		if (ct.kind == CST_TARGET_ADDR) {
 			*t = ct.addr;
 			snprintf(how, len, " (its call-site record names it)");
@@ -619,7 +803,7 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
-	if (a->call_before(u, caller, c->pc, &site) < 0)
+	if (call_before(u, caller, c->pc, &site) < 0)
 		return;
 	char how[48] = "";
 	uint64_t t = site.target;
@@ -627,9 +811,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		infer_lost_tail_calls(u, f, callee, c, &site);
 		return;
 	}
-	t = through_stubs(u, t);
 	struct cst_func tf;
-	if (cst_unwind_func(u, t, &tf) < 0 || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
+	if (!call_target_func(u, t, &t, &tf) || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */
@@ -682,6 +865,24 @@ static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
 	return false;
 }
 
+/* Whether the current frame's function is one of the architecture's outermost functions
+ * and fault callees, remembered per lookup address. */
+static struct fn_facts cur_fn_facts(struct cst_unwind *u)
+{
+	struct addr_cache *ac = addr_cache(u);
+	uint64_t key = cur_frame(u)->lookup_pc;
+	const struct fn_facts *m = ac ? cst_memo_get(ac->fn, key) : NULL;
+	if (m)
+		return *m;
+	struct fn_facts v = {
+		.outermost = cur_func_listed(u, u->env->arch->outermost),
+		.fault_callee = cur_func_listed(u, u->env->arch->fault_callees),
+	};
+	if (ac)
+		cst_memo_put(ac->fn, key, &v);
+	return v;
+}
+
 /* ---- the step ---------------------------------------------------------------------- */
 
 /* Whether PC lies in a module, or LOOKUP in a perf map's JIT code (true without symbols:
@@ -691,6 +892,28 @@ static bool known_code(const struct cst_unwind *u, uint64_t pc, uint64_t lookup)
 {
 	return !u->env->syms || cst_symbols_in_module(u->env->syms, pc) ||
 	       (u->env->jit && cst_perfmap_lookup(u->env->jit, lookup, NULL));
+}
+
+/* What is known of return address PC (struct ra_facts), remembered. */
+static struct ra_facts ra_facts(struct cst_unwind *u, uint64_t pc)
+{
+	struct addr_cache *ac = addr_cache(u);
+	const struct ra_facts *m = ac ? cst_memo_get(ac->ra, pc) : NULL;
+	if (m)
+		return *m;
+	struct ra_facts v = {
+		.known = known_code(u, pc, pc - 1),
+		.signal_frame = u->env->arch->signal_frame && u->env->arch->signal_frame(u, pc),
+	};
+	uint64_t bias;
+	Dwarf_Frame *row = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, pc, &bias) : NULL;
+	if (row) {
+		Dwarf_Addr s, e;
+		dwarf_frame_info(row, &s, &e, &v.cfi_signal);
+	}
+	if (ac)
+		cst_memo_put(ac->ra, pc, &v);
+	return v;
 }
 
 /* Ends the walk at F, found to have no caller: the outermost frame, unless F's code is
@@ -758,7 +981,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
-	if (cur_func_listed(u, a->outermost))
+	struct fn_facts ff = cur_fn_facts(u);
+	if (ff.outermost)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
 	if (rc == 0)
@@ -783,7 +1007,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
-	if (!known_code(u, c->pc, c->pc - 1)) {
+	struct ra_facts rf = ra_facts(u, c->pc);
+	if (!rf.known) {
 		const char *copy = NULL;
 		bool anon = cst_target_anon_code(u->env->target, c->pc - 1);
 		if (!anon && !(copy = cst_target_copied_code(u->env->target, c->pc - 1)))
@@ -798,22 +1023,11 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
 	c->lookup_pc = f->signal_frame ? c->pc : a->ra_offset ? c->pc - a->ra_offset : c->pc - 1;
-	if (cur_func_listed(u, a->fault_callees))
+	if (ff.fault_callee)
 		c->lookup_pc = c->pc;   /* entered as if called at the faulting instruction */
-	if (a->signal_frame && a->signal_frame(u, c->pc)) {
+	if (rf.signal_frame || rf.cfi_signal) {
 		c->signal_frame = true;
 		c->lookup_pc = c->pc;
-	}
-	uint64_t bias;
-	Dwarf_Frame *crow = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, c->pc, &bias) : NULL;
-	if (crow) {
-		Dwarf_Addr s, e;
-		bool sig = false;
-		dwarf_frame_info(crow, &s, &e, &sig);
-		if (sig) {
-			c->signal_frame = true;
-			c->lookup_pc = c->pc;
-		}
 	}
 	if (u->cur_is_context && !step.fp_record)
 		c->marker = CST_MARK_RECOVERED_CALLER;
@@ -848,4 +1062,5 @@ void cst_unwind_env_free(struct cst_unwind_env *env)
 	env->arch_cache = NULL;
 	cst_cfi_cache_free(env);
 	cst_addrtaken_cache_free(env);
+	addr_cache_free(env);
 }

@@ -110,6 +110,10 @@ struct cst_unwind_env {
 	void *cfi_cache;         /* decoded CFI rows (cfi.c), freed by cst_unwind_env_free */
 	void *tail_cache;        /* address-taken functions per module (addrtaken.c), freed by
 				  * cst_unwind_env_free */
+	void *addr_cache;        /* what the cursor found at each return address and each
+				  * function lookup address (unwind.c), freed by
+				  * cst_unwind_env_free; it reads the target's memory, so it
+				  * belongs to one target */
 };
 
 #define CST_MAX_TAIL_DEPTH 8

@@ -211,7 +211,7 @@ int cst_x86_64_analyse(struct cst_unwind *u, const struct cst_func *fn, uint64_t
 	const struct xstate *s = cst_dataflow_at(&k->flow, pc);
 	if (!s || s->fp == F_UNKNOWN)
 		return -CST_E_DECODE;
-	memset(row, 0, sizeof *row);
+	memset(row, 0, offsetof(struct cst_row, reg[NREGS]));   /* the rest is not read (row.h) */
 	row->cfa_kind = CST_CFA_REG;
 	row->ra_col = -1;
 	if (s->fp == F_FRAME) {
