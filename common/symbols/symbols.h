@@ -50,7 +50,10 @@ struct cst_location {
 	int line;                  /* 0 when unknown */
 };
 
-/* Reports the modules of core C.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
+/* Reports the modules of core C.  With -e, the main executable's file is opened and checked
+ * here: when its build-id is not the core's and the file the core names matches, that file
+ * takes its place (cst_core_exe_option_rejected).  Returns 0, or -CST_E_DWFL with a reason
+ * in ERR. */
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen);
 /* Reports the modules of live process PID.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen);
