@@ -7,21 +7,11 @@
 # JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main;
 # Debian's python3.11 with its inline frames.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$(pwd)/$BUILD ;; esac
-CS=${CORESTACK:-$B/corestack}
-case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
-L=$B/tests/lang
+. "$(dirname "$0")/lib/common.sh" || exit 1
+L=$T/lang
 E=tests/lang/expected
-W=$(mktemp -d)
 pid=
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$W"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-check() { local n=$1; shift; local out; if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -8 | tr '\n' ' ')"; fi; }
+at_exit '[ -z "$pid" ] || kill "$pid" 2>/dev/null'
 
 [ -x "$CS" ] || { skip lang "$CS not built"; exit 0; }
 
