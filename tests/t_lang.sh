@@ -119,6 +119,11 @@ import json, subprocess, sys
 d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
 f = d["threads"][0]["frames"][0]
 assert (f["function"], f["symbol"]) == ("runtime.raise", "runtime.raise.abi0"), f' "$CS" "$W/go_segv.core"
+		# the signature takes the names the text shows, with -r too
+		"$CS" --signature "$W/go_segv.core" > "$W/go-sig.out" 2>&1
+		"$CS" -r --signature "$W/go_segv.core" > "$W/go-sig-raw.out" 2>&1
+		check lang-go-signature grep -qE ': runtime\.raise \| [^|]+ \| runtime\.sigfwdgo \| runtime\.sigtrampgo \| runtime\.sigtramp$' "$W/go-sig.out"
+		check lang-go-signature-raw cmp "$W/go-sig.out" "$W/go-sig-raw.out"
 	else
 		fail lang-go-segv "no core: $(head -c 300 "$W/go_segv.err")"
 	fi

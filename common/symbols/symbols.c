@@ -723,27 +723,33 @@ static size_t go_abi_stripped_len(const char *name)
 	return (size_t)(dot - name);
 }
 
+/* True when NAME's display name may differ from NAME: the one test made on every name. */
+static bool display_differs(const char *name)
+{
+	return cst_demangle_candidate(name) || go_abi_stripped_len(name);
+}
+
+char *cst_symbols_display_name(const char *name)
+{
+	if (!name || !display_differs(name))
+		return NULL;
+	if (cst_demangle_candidate(name))
+		return cst_demangle(name);
+	return strndup(name, go_abi_stripped_len(name));
+}
+
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (!s || s->raw || !name)
-		return name;
-	bool mangled = cst_demangle_candidate(name);
-	size_t go = mangled ? 0 : go_abi_stripped_len(name);
-	if (!mangled && !go)
+	if (!s || s->raw || !name || !display_differs(name))
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
 	const char *const *m = cst_memo_get(s->readable_memo, (uint64_t)(uintptr_t)name);
 	if (m)
 		return *m;
-	const char *r;
-	if (mangled) {
-		char *d = cst_demangle(name);
-		r = d ? intern(s, d, strlen(d)) : NULL;
-		free(d);
-	} else {
-		r = intern(s, name, go);
-	}
+	char *d = cst_symbols_display_name(name);
+	const char *r = d ? intern(s, d, strlen(d)) : NULL;
+	free(d);
 	if (!r)
 		r = name;
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);
