@@ -451,9 +451,8 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
  * only.  The build-id recorded in the core's memory is reported with each module, so a
- * file on disk with another id is refused.  Returns the number of modules. */
-/* Reports C's modules from its NT_FILE note; *EXE is the main executable's module when -e
- * was given for it, else NULL. */
+ * file on disk with another id is refused.  Returns the number of modules; *EXE is the
+ * main executable's module when -e was given for it, else NULL. */
 static int report_nt_file(struct cst_symbols *s, Dwfl_Module **exe)
 {
 	struct cst_core *c = s->core;
