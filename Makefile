@@ -43,7 +43,7 @@ include plugin/plugin.mk
 include doc/doc.mk
 include examples/examples.mk examples/triage.mk
 include tests/tests.mk tests/sweep/sweep.mk tests/symindex/symindex.mk tests/sparc/sparc.mk \
-         tests/analysis/analysis.mk tests/unit/unit.mk tests/fixtures/x86_64/fixtures.mk \
+         tests/unit/unit.mk tests/fixtures/x86_64/fixtures.mk \
          tests/lang/lang.mk
 include fuzz/fuzz.mk
 include bench/bench.mk

@@ -330,6 +330,17 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 	return 0;
 }
 
+/* Prints the core's warnings not printed yet on stderr, after the output so far. */
+static void print_new_warnings(struct shell *sh)
+{
+	if (sh->warned >= cst_core_nwarnings(sh->core))
+		return;
+	fflush(sh->out);
+	for (; sh->warned < cst_core_nwarnings(sh->core); sh->warned++)
+		fprintf(stderr, "corestack: %s: %s\n", sh->path, cst_core_warning(sh->core, sh->warned));
+	fflush(stderr);
+}
+
 static void close_session(struct shell *sh)
 {
 	for (size_t i = 0; sh->threads && i < sh->nthreads; i++)
@@ -349,10 +360,12 @@ int shell_run(const char *path, const struct cst_core_options *copt, unsigned ma
 		return 2;
 	}
 	bool tty = isatty(0);
-	bt_print_process_text(sh.out, &sh.proc);
-	for (size_t i = 0; i < cst_core_nwarnings(sh.core); i++)
-		fprintf(stderr, "corestack: %s: %s\n", path, cst_core_warning(sh.core, i));
+	/* the first thread is walked before anything is printed: what opening the core and
+	 * that walk found wrong (a file missing, or not the one the core was made with) is said
+	 * first, as gdb says it before its first frame */
 	const struct bt_frame *f = shell_frame(&sh);
+	print_new_warnings(&sh);
+	bt_print_process_text(sh.out, &sh.proc);
 	if (f)
 		bt_print_frame_text(sh.out, f, &sh.bt);
 	fflush(sh.out);
@@ -393,6 +406,8 @@ int shell_run(const char *path, const struct cst_core_options *copt, unsigned ma
 				append_history(1, hist);
 		}
 		int quit = execute(&sh, line);
+		/* a command that walked another thread may have met another file */
+		print_new_warnings(&sh);
 		free(line);
 		if (quit)
 			break;

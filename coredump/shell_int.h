@@ -38,6 +38,7 @@ struct shell {
 	struct shell_sym *syms_tab;       /* sorted by name, loaded on first use */
 	size_t nsyms;
 	bool syms_loaded;
+	size_t warned;                    /* the core's warnings printed so far */
 	FILE *out;
 };
 

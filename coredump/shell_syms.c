@@ -47,7 +47,7 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *mname, Dwar
 		char *copy = strndup(name, strcspn(name, "@"));   /* "memcpy@@GLIBC_2.14" -> "memcpy" */
 		if (!copy || add(c, copy, addr) < 0)
 			return DWARF_CB_ABORT;
-		char *readable = cst_demangle(copy);
+		char *readable = cst_symbols_display_name(copy);
 		if (readable && add(c, readable, addr) < 0)
 			return DWARF_CB_ABORT;
 	}

@@ -1,6 +1,5 @@
 /* Crash signatures.  See signature.h for the rules and README "Crash signatures". */
 #include "signature.h"
-#include "demangle.h"
 #include "error.h"
 #include "exception.h"
 #include "process.h"
@@ -171,15 +170,13 @@ static void norm_name(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%s", called);
 }
 
-/* The frame's function name demangled, whether or not the symbols are raw (-r): a signature
- * is the same with and without -r.  *FREE_ME is set to what the caller frees. */
+/* The frame's function name as the text output shows it without -r, whether or not the
+ * symbols are raw: a signature is the same with and without -r.  *FREE_ME is set to what
+ * the caller frees. */
 static const char *readable(const struct bt_frame *b, char **free_me)
 {
-	*free_me = NULL;
-	const char *f = b->loc.function;
-	if (cst_demangle_candidate(f) && (*free_me = cst_demangle(f)))
-		return *free_me;
-	return f;
+	*free_me = cst_symbols_display_name(b->loc.function);
+	return *free_me ? *free_me : b->loc.function;
 }
 
 static const char *base(const char *path)

@@ -5,26 +5,24 @@
 # library.  For each line, runs `$BUILD/corestack --json -e BINARY CORE` through
 # tests/lib/check_frames.py against tests/fixtures/x86_64/expected/EXPECTED.  Prints
 # PASS/FAIL/SKIP lines (details of a failure indented) and always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib/common.sh" || exit 1
 D=tests/fixtures/x86_64
-CS=${CORESTACK:-$BUILD/corestack}
 
 if [ ! -x "$CS" ]; then
-    echo "SKIP x86-fixtures: $CS not built"; exit 0
+    skip x86-fixtures "$CS not built"; exit 0
 fi
 while read -r name core binary expected opts; do
     case "$name" in ''|'#'*) continue ;; esac
     test="x86-fixture-$name"
     if [ ! -e "$D/$core" ] || [ ! -e "$D/$binary" ]; then
-        echo "FAIL $test: $D/$core or $D/$binary is missing (make x86-fixtures)"; continue
+        fail "$test" "$D/$core or $D/$binary is missing (make x86-fixtures)"; continue
     fi
     # shellcheck disable=SC2086
     if out=$(python3 tests/lib/check_frames.py --corestack "$CS" --exe "$D/$binary" $opts \
             "$D/expected/$expected" "$D/$core" 2>&1); then
-        echo "PASS $test"
+        pass "$test"
     else
-        echo "FAIL $test: $(head -n 1 <<< "$out")"
+        fail "$test" "$(head -n 1 <<< "$out")"
         tail -n +2 <<< "$out" | sed 's/^/    /'
     fi
 done < "$D/fixtures.list"

@@ -7,21 +7,11 @@
 # JIT code in a core and live (-p); a Node.js core walked through V8's compiled code to main;
 # Debian's python3.11 with its inline frames.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$(pwd)/$BUILD ;; esac
-CS=${CORESTACK:-$B/corestack}
-case $CS in /*) ;; *) CS=$(pwd)/$CS ;; esac
-L=$B/tests/lang
+. "$(dirname "$0")/lib/common.sh" || exit 1
+L=$T/lang
 E=tests/lang/expected
-W=$(mktemp -d)
 pid=
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$W"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-check() { local n=$1; shift; local out; if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -8 | tr '\n' ' ')"; fi; }
+at_exit '[ -z "$pid" ] || kill "$pid" 2>/dev/null'
 
 [ -x "$CS" ] || { skip lang "$CS not built"; exit 0; }
 
@@ -129,6 +119,11 @@ import json, subprocess, sys
 d = json.loads(subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True, text=True).stdout)
 f = d["threads"][0]["frames"][0]
 assert (f["function"], f["symbol"]) == ("runtime.raise", "runtime.raise.abi0"), f' "$CS" "$W/go_segv.core"
+		# the signature takes the names the text shows, with -r too
+		"$CS" --signature "$W/go_segv.core" > "$W/go-sig.out" 2>&1
+		"$CS" -r --signature "$W/go_segv.core" > "$W/go-sig-raw.out" 2>&1
+		check lang-go-signature grep -qE ': runtime\.raise \| [^|]+ \| runtime\.sigfwdgo \| runtime\.sigtrampgo \| runtime\.sigtramp$' "$W/go-sig.out"
+		check lang-go-signature-raw cmp "$W/go-sig.out" "$W/go-sig-raw.out"
 	else
 		fail lang-go-segv "no core: $(head -c 300 "$W/go_segv.err")"
 	fi

@@ -6,20 +6,9 @@
 # frames printed are the first N of the unlimited walk (-n 0), and the stop reason says the
 # limit was reached only when frames follow.  Prints PASS/FAIL/SKIP lines for tests/run.sh;
 # always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-TOP=$(pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-CS=${CORESTACK:-$B/corestack}
-case $CS in /*) ;; *) CS=$TOP/$CS ;; esac
-PROG=$B/tests/libcfp-g
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/lib/common.sh" || exit 1
+PROG=$T/libcfp-g
 mkdir -p "$W/tmp"
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 
 [ -x "$CS" ] || { skip limits "$CS not built (make)"; exit 0; }
 [ -x "$PROG" ] || { skip limits "$PROG not built (make test-progs)"; exit 0; }

@@ -138,6 +138,12 @@ grep -qF "using $W/waiter, the executable the core names" "$W/eo.err" \
 	&& pass exe-wrong-fallback-said || fail exe-wrong-fallback-said "$(cat "$W/eo.err")"
 [ $rc = 1 ] && [ "$(funcs "$W/eo.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] \
 	&& pass exe-wrong-fallback || fail exe-wrong-fallback "exit $rc: $(funcs "$W/eo.json" 0 | tr '\n' ' ')"
+# the executable named before the frames is the file used, in the JSON and in the text header
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["executable"]!=sys.argv[2])' "$W/eo.json" "$W/waiter" \
+	&& pass exe-wrong-fallback-json || fail exe-wrong-fallback-json "executable $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["executable"])' "$W/eo.json")"
+"$CS" -e "$W/other" "$core" > "$W/eo.txt" 2>/dev/null
+head -1 "$W/eo.txt" | grep -qF "  executable $W/waiter  (" \
+	&& pass exe-wrong-fallback-header || fail exe-wrong-fallback-header "$(head -1 "$W/eo.txt")"
 rm "$W/waiter"
 "$CS" --json -e "$W/other" "$core" > "$W/eo.json" 2>"$W/eo.err"; rc=$?
 grep -qF -- "-e $W/other is not the executable of this core: its build-id is $have, the core records $want" "$W/eo.err" \

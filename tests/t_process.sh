@@ -5,20 +5,9 @@
 # a JIT frame from the process's perf map (/tmp/perf-PID.map, and --perf-map FILE) as it
 # does for a core; -p PID on a process whose threads come and go skips the threads that exit
 # while it attaches.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
-cd "$(dirname "$0")/.." || exit 0
-BUILD=${BUILD:-build}
-case $BUILD in /*) CS=$BUILD/corestack ;; *) CS=$(pwd)/$BUILD/corestack ;; esac
-W=$(mktemp -d)
+. "$(dirname "$0")/lib/common.sh" || exit 1
 pid=
-cleanup() {
-	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"; fi
-	rm -rf "$W"
-}
-trap cleanup EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
+at_exit 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "/tmp/perf-$pid.map"; fi'
 
 # ---- signal names in the core's numbering, in the CLI and in the shell -------------------
 # SPARC's signal 10 is SIGBUS (arch/sparc/include/uapi/asm/signal.h); 10 is SIGUSR1 in the

@@ -19,6 +19,41 @@ mk crash "$W/tail.core" "$T/tail-fp" crash && args+=(--tail "$W/tail.core")
 mk stop "$W/leaf.core" "$T/leaf-fp" leaf entry && args+=(--leaf "$W/leaf.core")
 python3 tests/shell/check_shell.py "$CS" "${args[@]}"
 
+# --- warnings come before the first frame: the shell's output and its warnings on one
+# terminal (a pty, where the output is line-buffered), for a core whose executable is
+# missing (said when the core is opened) and one whose executable is another program (said
+# when the first frame is symbolized)
+on_pty() { python3 -c '
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=slave, stderr=slave)
+os.close(slave)
+p.stdin.write(b"frame\nquit\n"); p.stdin.close()
+out = b""
+while True:
+    try:
+        b = os.read(master, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+p.wait()
+sys.stdout.write(out.decode("utf-8", "replace").replace("\r", ""))' "$@"; }
+cp "$T/segv-g" "$W/segv-w"
+if mk crash "$W/w.core" "$W/segv-w"; then
+	for what in missing mismatch; do
+		rm -f "$W/segv-w"
+		[ $what = mismatch ] && cp "$T/threads-g" "$W/segv-w"
+		on_pty "$CS" -i "$W/w.core" > "$W/w-$what.out" 2>&1
+		warn=$(grep -n "^corestack: $W/w.core: .*$W/segv-w" "$W/w-$what.out" | head -1 | cut -d: -f1)
+		head=$(grep -n "^core: $W/w.core " "$W/w-$what.out" | head -1 | cut -d: -f1)
+		frame=$(grep -n '^#0 ' "$W/w-$what.out" | head -1 | cut -d: -f1)
+		[ -n "$warn" ] && [ -n "$head" ] && [ -n "$frame" ] && [ "$warn" -lt "$head" ] && [ "$head" -lt "$frame" ] \
+			&& pass "shell-warnings-first-$what" || fail "shell-warnings-first-$what" "$(head -5 "$W/w-$what.out" | tr '\n' '|')"
+	done
+fi
+
 # --- a real terminal
 [ -f "$W/segv.core" ] || exit 0
 if ! command -v tmux >/dev/null; then

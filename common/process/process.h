@@ -81,7 +81,8 @@ const char *cst_process_symbols_error(const struct cst_process *p);
 struct cst_core *cst_process_core(const struct cst_process *p);
 /* The process id: NT_PRPSINFO's (else the first thread's) for a core, 0 when unknown. */
 pid_t cst_process_pid(const struct cst_process *p);
-/* The main executable's path (-e, the core's NT_FILE entry, /proc/PID/exe), or NULL.  Lives
+/* The main executable's path (-e, the core's NT_FILE entry, /proc/PID/exe), or NULL: the
+ * file used, the core's own when -e's is not the core's program and it is.  Lives
  * as long as P. */
 const char *cst_process_executable(const struct cst_process *p);
 

@@ -283,6 +283,11 @@ static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void
 		if (nr == FILE_OK) {
 			cst_core_warn(s->core, "using %s, the executable the core names, whose build-id "
 				      "matches the core's, in place of -e %s", npath, exe);
+			if (cst_core_exe_option_rejected(s->core, npath) < 0) {
+				elf_end(elf);
+				close(fd);
+				return -1;
+			}
 			*file_name = strdup(npath);
 			*elfp = elf;
 			return fd;
@@ -446,12 +451,14 @@ static bool looks_like_elf(struct cst_symbols *s, const char *name, uint64_t bas
  * dwfl_core_file_report would open the recorded paths itself, blocking on a FIFO planted in
  * a hostile core; here every file is opened by core_find_elf, which opens regular files
  * only.  The build-id recorded in the core's memory is reported with each module, so a
- * file on disk with another id is refused.  Returns the number of modules. */
-static int report_nt_file(struct cst_symbols *s)
+ * file on disk with another id is refused.  Returns the number of modules; *EXE is the
+ * main executable's module when -e was given for it, else NULL. */
+static int report_nt_file(struct cst_symbols *s, Dwfl_Module **exe)
 {
 	struct cst_core *c = s->core;
 	size_t n = cst_core_nmappings(c);
 	int reported = 0;
+	*exe = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct cst_core_mapping *m = cst_core_mapping(c, i);
 		if (m->offset != 0)
@@ -472,6 +479,8 @@ static int report_nt_file(struct cst_symbols *s)
 		if (!mod)
 			continue;
 		reported++;
+		if (cst_core_exe_option(c, m->name))
+			*exe = mod;
 		uint8_t id[64];
 		uint64_t idaddr = 0;
 		int len = memory_build_id(cst_core_target(c), m->start, id, sizeof id, &idaddr);
@@ -635,7 +644,8 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 		return rc;
 	s->core = c;
 	current = s;
-	int n = report_nt_file(s);
+	Dwfl_Module *exe;
+	int n = report_nt_file(s, &exe);
 	uint64_t notes = note_bytes(c);
 	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
 		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "
@@ -647,7 +657,13 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
 		cst_guarded_open_begin(guard);
 	}
-	return end_report(s, n >= 0, out, "cannot report the core's modules", err, errlen);
+	rc = end_report(s, n >= 0, out, "cannot report the core's modules", err, errlen);
+	/* -e's file is checked against the core now, not at the first frame in it: when it is
+	 * not the core's program, the executable named before the frames is the file used */
+	Dwarf_Addr bias;
+	if (rc == 0 && exe)
+		dwfl_module_getelf(exe, &bias);
+	return rc;
 }
 
 static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
@@ -706,27 +722,33 @@ static size_t go_abi_stripped_len(const char *name)
 	return (size_t)(dot - name);
 }
 
+/* True when NAME's display name may differ from NAME: the one test made on every name. */
+static bool display_differs(const char *name)
+{
+	return cst_demangle_candidate(name) || go_abi_stripped_len(name);
+}
+
+char *cst_symbols_display_name(const char *name)
+{
+	if (!name || !display_differs(name))
+		return NULL;
+	if (cst_demangle_candidate(name))
+		return cst_demangle(name);
+	return strndup(name, go_abi_stripped_len(name));
+}
+
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)
 {
-	if (!s || s->raw || !name)
-		return name;
-	bool mangled = cst_demangle_candidate(name);
-	size_t go = mangled ? 0 : go_abi_stripped_len(name);
-	if (!mangled && !go)
+	if (!s || s->raw || !name || !display_differs(name))
 		return name;
 	/* keyed by the name's address: every name given here lives as long as S (a string
 	 * table of a module, or interned) */
 	const char *const *m = cst_memo_get(s->readable_memo, (uint64_t)(uintptr_t)name);
 	if (m)
 		return *m;
-	const char *r;
-	if (mangled) {
-		char *d = cst_demangle(name);
-		r = d ? intern(s, d, strlen(d)) : NULL;
-		free(d);
-	} else {
-		r = intern(s, name, go);
-	}
+	char *d = cst_symbols_display_name(name);
+	const char *r = d ? intern(s, d, strlen(d)) : NULL;
+	free(d);
 	if (!r)
 		r = name;
 	cst_memo_put(s->readable_memo, (uint64_t)(uintptr_t)name, &r);

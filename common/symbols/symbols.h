@@ -50,7 +50,10 @@ struct cst_location {
 	int line;                  /* 0 when unknown */
 };
 
-/* Reports the modules of core C.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
+/* Reports the modules of core C.  With -e, the main executable's file is opened and checked
+ * here: when its build-id is not the core's and the file the core names matches, that file
+ * takes its place (cst_core_exe_option_rejected).  Returns 0, or -CST_E_DWFL with a reason
+ * in ERR. */
 int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *err, size_t errlen);
 /* Reports the modules of live process PID.  Returns 0, or -CST_E_DWFL with a reason in ERR. */
 int cst_symbols_open_pid(struct cst_symbols **out, pid_t pid, char *err, size_t errlen);
@@ -67,8 +70,15 @@ void cst_symbols_close(struct cst_symbols *s);
  * demangled (the default). */
 void cst_symbols_set_raw(struct cst_symbols *s, bool raw);
 
-/* The readable form of symbol name NAME (demangle.h; a Go name without its ".abi0" or
- * ".abiinternal" suffix), or NAME itself when it is not mangled or S is raw; remembered per name, valid until S is closed.  NULL for NULL. */
+/* The name to show for symbol name NAME, as gdb shows it: a C++ or Rust name demangled
+ * (demangle.h), a Go name without its ".abi0" or ".abiinternal" suffix; in a string the
+ * caller frees with free().  NULL when that is NAME itself (or NAME is NULL, or memory ran
+ * out): the caller shows NAME.  The text and JSON output (cst_symbols_readable), signatures
+ * and the shell's symbol names all take their names from here. */
+char *cst_symbols_display_name(const char *name);
+
+/* cst_symbols_display_name of NAME, or NAME itself when that is NULL or S is raw;
+ * remembered per name, valid until S is closed.  NULL for NULL. */
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name);
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 

@@ -1070,10 +1070,30 @@ const char *cst_core_exe_option(const struct cst_core *c, const char *recorded)
 	       c->executable : NULL;
 }
 
+int cst_core_exe_option_rejected(struct cst_core *c, const char *path)
+{
+	char *used = strdup(path);
+	if (!used)
+		return -CST_E_NOMEM;
+	free(c->executable);
+	c->executable = used;
+	c->exe_given = false;
+	/* the -e file opened for the executable's mappings gives way to the one the core names */
+	struct mapped_file *f = c->exe_recorded ? recorded_file(c, c->exe_recorded) : NULL;
+	if (f && f->tried) {
+		if (f->fd >= 0)
+			close(f->fd);
+		free(f->local);
+		free(f->err);
+		*f = (struct mapped_file){ .recorded = f->recorded, .fd = -1 };
+	}
+	return 0;
+}
+
 static int open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
 		     size_t pathlen, char *err, size_t errlen)
 {
-	if (c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0) {
+	if (c->exe_given && c->exe_recorded && c->executable && strcmp(recorded, c->exe_recorded) == 0) {
 		snprintf(path, pathlen, "%s", c->executable);
 		return cst_open_regular(c->executable, 0, st, err, errlen);
 	}

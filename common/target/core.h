@@ -93,8 +93,8 @@ const struct cst_core_signal *cst_core_signal(const struct cst_core *c);
 int cst_core_pid(const struct cst_core *c);                 /* from NT_PRPSINFO, else first tid */
 const char *cst_core_fname(const struct cst_core *c);      /* pr_fname, "" if unknown */
 const char *cst_core_psargs(const struct cst_core *c);     /* pr_psargs, "" if unknown */
-/* Path of the main executable: -e if given, else the NT_FILE mapping holding AT_ENTRY,
- * else NULL. */
+/* Path of the main executable: -e if given (unless cst_core_exe_option_rejected put the
+ * file the core names in its place), else the NT_FILE mapping holding AT_ENTRY, else NULL. */
 const char *cst_core_executable(const struct cst_core *c);
 /* Value of auxiliary-vector entry TYPE (AT_*, <elf.h>) in *VAL; false when absent. */
 bool cst_core_auxv(const struct cst_core *c, uint64_t type, uint64_t *val);
@@ -120,6 +120,13 @@ int cst_core_open_named(struct cst_core *c, const char *recorded, struct stat *s
 /* The -e file when RECORDED is the path the core records for its main executable (the
  * NT_FILE mapping holding AT_ENTRY) and -e was given; else NULL. */
 const char *cst_core_exe_option(const struct cst_core *c, const char *recorded);
+
+/* Says that -e's file is not the core's program and PATH, the file the core names for it
+ * (as cst_core_open_named opened it), is used in its place: cst_core_executable gives PATH
+ * from here on, cst_core_open_file opens the named file for the main executable's path (its
+ * mappings' bytes are read from it too), and cst_core_exe_option gives NULL.  Returns 0,
+ * or -CST_E_NOMEM (nothing changed). */
+int cst_core_exe_option_rejected(struct cst_core *c, const char *path);
 
 /* The path cst_core_open_file opens (or looks for) for RECORDED, for messages.  Valid until
  * the next call in the same thread. */

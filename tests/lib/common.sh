@@ -22,6 +22,11 @@
 #              go to stderr).
 #   check NAME COMMAND...
 #              PASS when COMMAND succeeds, else FAIL with the first 3 lines of its output
+#   relay NAME COMMAND...
+#              runs COMMAND, a test program that prints its own result lines ("PASS N",
+#              "FAIL N: REASON", "SKIP N: REASON"), and passes each on through pass, fail
+#              and skip (its other lines are printed as they are); FAIL NAME when it prints
+#              no PASS or FAIL line, or exits with a status other than 0 and no FAIL line
 #   at_exit COMMAND
 #              run the shell COMMAND at exit, before the work directory is removed (kill a
 #              process the script started, stop a server)
@@ -47,6 +52,27 @@ check() {
     local n=$1 out
     shift
     if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "$(echo "$out" | head -3 | tr '\n' ' ')"; fi
+}
+relay() {
+    local n=$1 out rc line got=0 failed=0
+    shift
+    out=$("$@" 2>&1)
+    rc=$?
+    while IFS= read -r line; do
+        case "$line" in
+            "PASS "*) pass "${line#PASS }"; got=1 ;;
+            "FAIL "*": "*) line=${line#FAIL }; fail "${line%%: *}" "${line#*: }"; got=1; failed=1 ;;
+            "FAIL "*) fail "${line#FAIL }" "(no reason given)"; got=1; failed=1 ;;
+            "SKIP "*": "*) line=${line#SKIP }; skip "${line%%: *}" "${line#*: }" ;;
+            "SKIP "*) skip "${line#SKIP }" "(no reason given)" ;;
+            *) echo "$line" ;;
+        esac
+    done <<< "$out"
+    if [ $got = 0 ]; then
+        fail "$n" "no result line (exit status $rc): $(echo "$out" | head -3 | tr '\n' '|')"
+    elif [ $rc != 0 ] && [ $failed = 0 ]; then
+        fail "$n" "exit status $rc: $(echo "$out" | grep -vE '^(PASS|SKIP) ' | head -3 | tr '\n' '|')"
+    fi
 }
 
 # What a script must never write, on stdout or stderr: a Python traceback, or an error of

@@ -5,22 +5,13 @@
  * symbol, between symbols and after the last.  Each answer must also be libdwfl's own
  * (dwfl_module_addrinfo), which the index stands in for.  Usage: test_symindex DIR (where
  * symindex_syms.elf is). */
-#include "symindex.h"
+#include "symindex_file.h"
 #include "unit.h"
 
-#include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <string.h>
 
 #define B 0x500000ull
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 /* NULL: no symbol */
 static const struct { uint64_t off; const char *name; uint64_t sym_off; const char *why; } probes[] = {
@@ -37,18 +28,12 @@ static const struct { uint64_t off; const char *name; uint64_t sym_off; const ch
 	{ 0x510, "last", 0x510, "the last sized symbol" },
 };
 
-/* The glue: the index's answer and libdwfl's for ADDR. */
+/* The glue: the index's answer for ADDR (IX NULL: the lookup without an index). */
 static const char *index_lookup(const struct cst_symindex *ix, Dwfl_Module *mod, uint64_t addr,
 				GElf_Off *off)
 {
 	GElf_Sym sym;
 	return cst_symindex_addrinfo(ix, mod, addr, off, &sym);
-}
-
-static const char *dwfl_lookup(Dwfl_Module *mod, uint64_t addr, GElf_Off *off)
-{
-	GElf_Sym sym;
-	return dwfl_module_addrinfo(mod, addr, off, &sym, NULL, NULL, NULL);
 }
 
 static bool same(const char *a, const char *b)
@@ -57,28 +42,27 @@ static bool same(const char *a, const char *b)
 }
 
 /* The index and libdwfl agree at ADDR; returns the index's answer. */
-static const char *agree(const struct cst_symindex *ix, Dwfl_Module *mod, uint64_t addr)
+static const char *agree(const struct symindex_file *f, uint64_t addr)
 {
-	GElf_Off o1 = 0, o2 = 0;
-	const char *a = index_lookup(ix, mod, addr, &o1), *b = dwfl_lookup(mod, addr, &o2);
-	unit_expect(same(a, b) && (!a || o1 == o2), "at +0x%llx the index says %s+0x%llx, libdwfl %s+0x%llx",
-		    (unsigned long long)(addr - B), a ? a : "(none)", (unsigned long long)o1,
-		    b ? b : "(none)", (unsigned long long)o2);
-	return a;
+	struct symindex_answer a, b;
+	bool ok = symindex_agree(f, addr, &a, &b);
+	unit_expect(ok, "at +0x%llx the index says %s+0x%llx, libdwfl %s+0x%llx",
+		    (unsigned long long)(addr - B), a.name ? a.name : "(none)", (unsigned long long)a.off,
+		    b.name ? b.name : "(none)", (unsigned long long)b.off);
+	return a.name;
 }
 
 int main(int argc, char **argv)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/symindex_syms.elf", argc > 1 ? argv[1] : ".");
-	Dwfl *dwfl = dwfl_begin(&callbacks);
-	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, "syms", path, -1) : NULL;
-	if (!mod) {
+	struct symindex_file f;
+	if (symindex_file_open(&f, "syms", path) < 0) {
 		printf("FAIL symindex_unit: cannot read %s: %s\n", path, dwfl_errmsg(-1));
 		return 1;
 	}
-	dwfl_report_end(dwfl, NULL, NULL);
-	struct cst_symindex *ix = cst_symindex_build(mod);
+	Dwfl_Module *mod = f.mod;
+	const struct cst_symindex *ix = f.ix;
 	unit_begin("symindex_build");
 	unit_expect(ix != NULL, "no index built");
 	unit_end();
@@ -90,7 +74,7 @@ int main(int argc, char **argv)
 		const char *got = index_lookup(ix, mod, addr, &off);
 		unit_expect(same(got, probes[i].name), "%s: got %s", probes[i].why, got ? got : "(none)");
 		EXPECT_EQ(off, addr - (B + probes[i].sym_off), "offset");
-		agree(ix, mod, addr);
+		agree(&f, addr);
 		unit_end();
 	}
 
@@ -100,7 +84,7 @@ int main(int argc, char **argv)
 					 0x500, 0x508, 0x520, 0x5ff };
 	unit_begin("symindex_gaps_as_libdwfl");
 	for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++)
-		agree(ix, mod, B + gaps[i]);
+		agree(&f, B + gaps[i]);
 	unit_end();
 
 	unit_begin("symindex_outside_module");
@@ -108,7 +92,7 @@ int main(int argc, char **argv)
 	const char *before = index_lookup(ix, mod, B - 1, &off);
 	unit_expect(!before, "before the module: %s", before);
 	/* far past the last function: never it (libdwfl may name a sizeless label: _end) */
-	const char *after = agree(ix, mod, B + 0x10000);
+	const char *after = agree(&f, B + 0x10000);
 	unit_expect(!same(after, "last"), "far after the last symbol: %s", after);
 	unit_end();
 
@@ -118,7 +102,6 @@ int main(int argc, char **argv)
 	unit_expect(same(n, "inner_global"), "got %s", n ? n : "(none)");
 	unit_end();
 
-	cst_symindex_free(ix);
-	dwfl_end(dwfl);
+	symindex_file_close(&f);
 	return unit_exit();
 }

@@ -1,6 +1,9 @@
 /* x86-64 instruction analysis: the rule row arch->analyse gives at every pc of hand-assembled
  * prologues, bodies and epilogues, and the caller the cursor finds with it from registers
- * and stack memory in an in-memory target. */
+ * and stack memory in an in-memory target.  At joins (common/unwind/dataflow.c): where two
+ * paths reach a pc with different stack heights or with the caller's rbp in different
+ * places, the analysis must not answer (it must not pick one path); where they agree, or a
+ * frame record gives the CFA, it must.  Encodings: Intel SDM vol. 2. */
 #include "cursor.h"
 #include "error.h"
 #include "fake_target.h"
@@ -18,11 +21,12 @@ enum { RBX = 3, RBP = 6, RSP = 7, RIP = 16 };
 #define RA        0x402345ull         /* the caller's resume address */
 #define CALLER_BP 0x7ffff0f0ull       /* the caller's frame pointer */
 
-/* The expected row before the instruction at byte OFF: CFA = REG + CFA_OFF; the caller's rbp
- * unchanged (FP_SAME) or saved at CFA + FP_OFF; the frame record set up (rbp = CFA - 16). */
 /* The caller's rbp: unchanged, saved at CFA + offset, or not known. */
 enum fp_rule { FP_SAME, FP_SAVED, FP_UNKNOWN };
 
+/* The expected row before the instruction at byte OFF: CFA = REG + CFA_OFF; the caller's rbp
+ * unchanged (FP_SAME) or saved at CFA + FP_OFF; the frame record set up (rbp = CFA - 16).
+ * REG NO_ROW: no row, the paths that reach OFF disagree. */
 struct want {
 	unsigned off;
 	int cfa_reg;
@@ -31,6 +35,8 @@ struct want {
 	int fp_off;
 	bool record;
 };
+#define NO_ROW (-1)
+#define NONE(o) { .off = (o), .cfa_reg = NO_ROW }
 
 struct seq {
 	const char *name;
@@ -90,11 +96,66 @@ static const struct want branch_rows[] = {
 	{ 25, RSP, 8,  FP_SAME, 0, false },
 };
 
+/* Joins.  push %rbp; test %edi,%edi; je 8; push %rbx; jmp 8; 8: nop; pop %rbp; ret: at 8
+ * the height is 16 from the je, 24 from the jmp. */
+static const uint8_t join_height_code[] = {
+	0x55, 0x85, 0xff, 0x74, 0x03, 0x53, 0xeb, 0x00, 0x90, 0x5d, 0xc3,
+};
+static const struct want join_height_rows[] = {
+	{ 1, RSP, 16, FP_SAVED, -16, false },
+	{ 5, RSP, 16, FP_SAVED, -16, false },
+	{ 6, RSP, 24, FP_SAVED, -16, false },
+	NONE(8), NONE(9), NONE(10),
+};
+
+/* test %edi,%edi; je 7; push %rbp; jmp 8; 7: push %rbx; 8: nop; pop %rcx; ret: at 8 the
+ * height is 16 on both paths, the caller's rbp saved on one only. */
+static const uint8_t join_fp_code[] = {
+	0x85, 0xff, 0x74, 0x03, 0x55, 0xeb, 0x01, 0x53, 0x90, 0x59, 0xc3,
+};
+static const struct want join_fp_rows[] = {
+	{ 4, RSP, 8,  FP_SAME,  0,   false },
+	{ 5, RSP, 16, FP_SAVED, -16, false },
+	{ 7, RSP, 8,  FP_SAME,  0,   false },
+	NONE(8), NONE(10),
+};
+
+/* push %rbx; test %edi,%edi; je 7; xor %eax,%eax; 7: pop %rbx; ret: both paths reach 7 at
+ * height 16. */
+static const uint8_t join_agrees_code[] = {
+	0x53, 0x85, 0xff, 0x74, 0x02, 0x31, 0xc0, 0x5b, 0xc3,
+};
+static const struct want join_agrees_rows[] = {
+	{ 0, RSP, 8,  FP_SAME, 0, false },
+	{ 7, RSP, 16, FP_SAME, 0, false },
+	{ 8, RSP, 8,  FP_SAME, 0, false },
+};
+
+/* push %rbp; mov %rsp,%rbp; test %edi,%edi; je 9; push %rbx; 9: nop; leave; ret: the
+ * heights differ at 9, the frame record gives the CFA. */
+static const uint8_t join_record_code[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x85, 0xff, 0x74, 0x01, 0x53, 0x90, 0xc9, 0xc3,
+};
+static const struct want join_record_rows[] = {
+	{ 4,  RBP, 16, FP_SAVED, -16, true },
+	{ 9,  RBP, 16, FP_SAVED, -16, true },
+	{ 10, RBP, 16, FP_SAVED, -16, true },
+	{ 11, RSP, 8,  FP_SAME,  0,   false },
+};
+
 #define SEQ(n, c, r) { n, c, sizeof c, r, sizeof r / sizeof r[0] }
+/* each checked for its rows and for the caller found at each pc */
 static const struct seq seqs[] = {
 	SEQ("frame_pointer", frame_code, frame_rows),
 	SEQ("callee_saved", saved_code, saved_rows),
 	SEQ("two_epilogues", branch_code, branch_rows),
+};
+/* each checked for its rows */
+static const struct seq joins[] = {
+	SEQ("join_height_differs", join_height_code, join_height_rows),
+	SEQ("join_fp_differs", join_fp_code, join_fp_rows),
+	SEQ("join_agrees", join_agrees_code, join_agrees_rows),
+	SEQ("join_frame_record", join_record_code, join_record_rows),
 };
 
 /* The glue to the analysis: the arch hook on a bare cursor whose environment reads TARGET. */
@@ -148,6 +209,11 @@ static void check_rows(struct fake_target *ft, const struct seq *s, const struct
 		const struct want *w = &s->rows[i];
 		struct cst_row row;
 		int rc = row_at(&ft->target, fn, CODE + w->off, &row);
+		if (w->cfa_reg == NO_ROW) {
+			unit_expect(rc < 0, "pc +%u: CFA = reg%d%+lld, expected no answer (the paths disagree)",
+				    w->off, row.cfa_reg, (long long)row.cfa_off);
+			continue;
+		}
 		if (!unit_expect(rc == 0, "pc +%u: analyse returned %d", w->off, rc))
 			continue;
 		EXPECT_EQ(row.cfa_reg, w->cfa_reg, AT(w, "CFA register"));
@@ -196,7 +262,8 @@ static void check_callers(struct fake_target *ft, const struct seq *s, const str
 	unit_end();
 }
 
-static void check_seq(const struct seq *s)
+/* S's rows, and with CALLERS the caller at each pc. */
+static void check_seq(const struct seq *s, bool callers)
 {
 	struct fake_target ft;
 	fake_init(&ft, false);
@@ -205,14 +272,17 @@ static void check_seq(const struct seq *s)
 	make_stack(&ft);
 	struct cst_func fn = { .start = CODE, .end = CODE + s->len, .name = s->name };
 	check_rows(&ft, s, &fn);
-	check_callers(&ft, s, &fn);
+	if (callers)
+		check_callers(&ft, s, &fn);
 	fake_free(&ft);
 }
 
 int main(void)
 {
 	for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
-		check_seq(&seqs[i]);
+		check_seq(&seqs[i], true);
+	for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++)
+		check_seq(&joins[i], false);
 
 	/* A pc outside the decoded function has no row. */
 	struct fake_target ft;

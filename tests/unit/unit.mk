@@ -5,7 +5,8 @@
 # tests open (NAME_stripped.s: without a symbol table).
 UNIT_TESTS   := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
 UNIT_BINS    := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
-UNIT_HELPERS := $(BUILD)/tests/unit/fake_target.o $(BUILD)/tests/unit/unit.o $(BUILD)/tests/unit/cursor.o
+UNIT_HELPERS := $(BUILD)/tests/unit/fake_target.o $(BUILD)/tests/unit/unit.o $(BUILD)/tests/unit/cursor.o \
+                $(BUILD)/tests/unit/symindex_file.o
 UNIT_ELF     := $(patsubst tests/unit/%.s,$(BUILD)/tests/unit/%.elf,$(wildcard tests/unit/*.s))
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELPERS) $(BUILD)/libcorestack.a
