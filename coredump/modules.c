@@ -4,6 +4,7 @@
 #include "core.h"
 #include "error.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <elfutils/libdwelf.h>
 #include <unistd.h>
@@ -68,8 +69,7 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(b->build_id + 2 * i, "%02x", bits[i]);
+	cst_hex(bits, n <= 0 ? 0 : n < 20 ? (size_t)n : 20, b->build_id);
 	if (!c->core)
 		return DWARF_CB_OK;
 	/* the note in the core's memory first (it is the crashed process's), else the file's */

@@ -2,6 +2,7 @@
 #include "debugcache.h"
 #include "error.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -387,9 +388,7 @@ static bool usable(size_t idlen)
 /* The entry name for ID: lowercase hex, then ".debug", in NAME. */
 static void entry_name(const uint8_t *id, size_t idlen, char name[2 * MAX_ID + sizeof ".debug"])
 {
-	for (size_t i = 0; i < idlen; i++)
-		sprintf(name + 2 * i, "%02x", id[i]);
-	strcpy(name + 2 * idlen, ".debug");
+	strcpy(cst_hex(id, idlen, name) + 2 * idlen, ".debug");
 }
 
 int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)

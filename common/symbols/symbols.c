@@ -172,9 +172,7 @@ static __thread struct cst_symbols *current;
 /* Hex digits of the first 20 bytes of build-id BITS (N bytes) in OUT; "" when N <= 0. */
 static void build_id_hex(const unsigned char *bits, int n, char out[41])
 {
-	out[0] = 0;
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(out + 2 * i, "%02x", bits[i]);
+	cst_hex(bits, n <= 0 ? 0 : n < 20 ? (size_t)n : 20, out);
 }
 
 /* Whether ELF's build-id is the one the core records for MOD; true when either is unknown
