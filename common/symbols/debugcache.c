@@ -391,14 +391,23 @@ static void entry_name(const uint8_t *id, size_t idlen, char name[2 * MAX_ID + s
 	strcpy(cst_hex(id, idlen, name) + 2 * idlen, ".debug");
 }
 
+/* The path of the entry for ID in ENTRY; false when the cache is off or has no directory. */
+static bool entry_path(const uint8_t *id, size_t idlen, char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"])
+{
+	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"];
+	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+		return false;
+	entry_name(id, idlen, name);
+	snprintf(entry, PATH_MAX + sizeof name, "%s/%s", dir, name);
+	return true;
+}
+
 int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)
 {
-	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"], entry[PATH_MAX + sizeof name], err[128];
+	char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"], err[128];
 	struct stat st;
-	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+	if (!entry_path(id, idlen, entry))
 		return -1;
-	entry_name(id, idlen, name);
-	snprintf(entry, sizeof entry, "%s/%s", dir, name);
 	elf_version(EV_CURRENT);
 	int fd = cst_open_regular(entry, O_NOFOLLOW, &st, err, sizeof err);
 	if (fd < 0)
@@ -411,6 +420,13 @@ int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)
 	futimens(fd, NULL);      /* the mtime orders the entries for pruning */
 	*path = p;
 	return fd;
+}
+
+bool cst_debugcache_has(const uint8_t *id, size_t idlen)
+{
+	char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"];
+	struct stat st;
+	return entry_path(id, idlen, entry) && lstat(entry, &st) == 0;
 }
 
 /* Whether E has a section named NAME. */

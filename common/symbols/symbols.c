@@ -36,6 +36,8 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
 	bool callsites_built;
 	struct cst_callsites *callsites; /* its DWARF call-site records, read by unit */
+	signed char debug_file;  /* may_find_dwarf(separate): 1 yes, -1 no, 0 not asked yet */
+	signed char dwarf;       /* may_find_dwarf: 1 yes, -1 no, 0 not asked yet */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -317,6 +319,56 @@ static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void
 	return -1;
 }
 
+/* Whether ELF has a section named for debugging: libdw reads DWARF from .debug_*,
+ * .zdebug_* and .gnu.debuglto_* sections; .gnu_debuglink names a separate file. */
+static bool has_debug_section(Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strstr(name, "debug"))
+			return true;
+	}
+	return false;
+}
+
+/* With SEPARATE, whether find_debuginfo may find a separate debug file of MOD (its own,
+ * not a dwz alternate file): not when MOD's file has no .gnu_debuglink, DEBUGINFOD_URLS is
+ * unset or empty, and no file is named by its build-id in the debug-file cache or in a
+ * debug directory, the only places find_debuginfo then looks (debugdirs.h).  Without,
+ * whether libdwfl may find DWARF for MOD at all: in its own file (has_debug_section) or
+ * in a separate one.  Remembered per module.  A module without is not asked about: libdwfl
+ * would compare each of its section names with every DWARF section's, and search the
+ * debug directories (formatting the id and every path), to find nothing. */
+static bool may_find_dwarf(Dwfl_Module *mod, bool separate)
+{
+	struct module_info *mi = module_info(mod);
+	signed char *known = !mi ? NULL : separate ? &mi->debug_file : &mi->dwarf;
+	if (known && *known)
+		return *known > 0;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	bool may;
+	if (separate) {
+		GElf_Word crc;
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		const unsigned char *id;
+		GElf_Addr vaddr;
+		int idlen = dwfl_module_build_id(mod, &id, &vaddr);
+		may = (elf && dwelf_elf_gnu_debuglink(elf, &crc)) || (urls && *urls) ||
+		      (idlen > 0 && (cst_debugcache_has(id, (size_t)idlen) ||
+				     cst_debugdirs_has_build_id(id, (size_t)idlen)));
+	} else {
+		may = elf && (has_debug_section(elf) || may_find_dwarf(mod, true));
+	}
+	if (known)
+		*known = may ? 1 : -1;
+	return may;
+}
+
 /* libdwfl's search for a module's separate debug file (debugdirs.h), through the cache of
  * decompressed debug files (debugcache.h).  Without DEBUGINFOD_URLS and without a
  * .gnu_debuglink only the build-id is looked up: the standard search would end by loading
@@ -330,6 +382,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const unsigned char *id = NULL;
 	GElf_Addr id_vaddr;
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile && !may_find_dwarf(mod, true))
+		return -1;
 	int idlen = debugfile ? 0 : dwfl_module_build_id(mod, &id, &id_vaddr);
 	int fd = idlen > 0 ? cst_debugcache_open(id, (size_t)idlen, debuginfo_file_name) : -1;
 	if (fd >= 0)
@@ -753,7 +807,7 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 			*biasp = bias;
 		return frame;
 	}
-	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	cfi = may_find_dwarf(mod, false) ? dwfl_module_dwarf_cfi(mod, &bias) : NULL;
 	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
 		if (biasp)
 			*biasp = bias;
@@ -982,6 +1036,8 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, bool *scanned)
 {
 	*scanned = false;
+	if (!may_find_dwarf(mod, false))
+		return NULL;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
 	if (cu)
 		return dwarf_haspc(cu, addr - *bias) > 0 ? cu : NULL;
