@@ -217,7 +217,8 @@ enum module_file { FILE_OK, FILE_ABSENT, FILE_UNREADABLE, FILE_NOT_ELF, FILE_MIS
 
 /* Opens module MOD's file, the core's RECORDED path: as cst_core_open_file (-e for the main
  * executable) or, with NAMED, as cst_core_open_named (the file the core names).  Returns
- * FILE_OK with its descriptor in *FD, its ELF handle in *ELFP and the path in PATH; else
+ * FILE_OK with its ELF handle in *ELFP, its descriptor in *FD (-1 for the handle of a file
+ * of NT_FILE, cst_core_file_elf's, which needs none) and the path in PATH; else
  * what is wrong with PATH, with the reason (FILE_ABSENT, FILE_UNREADABLE), the file's size
  * (FILE_NOT_ELF) or both build-ids in hex (FILE_MISMATCH: WANT the core's, HAVE the file's)
  * in WHY and nothing left open. */
@@ -230,7 +231,15 @@ static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod
 								 why, 128);
 	if (*fd < 0)
 		return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
-	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	/* a file of the core's NT_FILE: the handle the package notes read, which reads through
+	 * the core reader's descriptor (libdwfl takes a handle without a descriptor) */
+	Elf *elf = named ? NULL : cst_core_file_elf(s->core, recorded);
+	if (elf) {
+		close(*fd);
+		*fd = -1;
+	} else {
+		elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	}
 	enum module_file r = FILE_OK;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(why, 128, "%lld", (long long)st.st_size);
@@ -241,7 +250,8 @@ static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod
 	if (r != FILE_OK) {
 		if (elf)
 			elf_end(elf);
-		close(*fd);
+		if (*fd >= 0)
+			close(*fd);
 		*fd = -1;
 	}
 	*elfp = elf;

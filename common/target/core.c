@@ -62,6 +62,8 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
 	struct stat st;          /* its status at the open */
 	int rc;                  /* fd < 0: cst_core_open_file's code, ERR its reason */
 	char *err;
+	Elf *elf;                /* cst_core_file_elf's handle on fd; NULL until asked, or not ELF */
+	bool elf_tried;
 };
 
 /* PT_LOAD bytes are read with pread through this cache, not through the file's mapping: a
@@ -889,6 +891,8 @@ void cst_core_close(struct cst_core *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nfiles; i++) {
+		if (c->files[i].elf)
+			elf_end(c->files[i].elf);
 		if (c->files[i].fd >= 0)
 			close(c->files[i].fd);
 		free(c->files[i].local);
@@ -1067,6 +1071,23 @@ int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st
 	}
 	*st = f->st;
 	return fd;
+}
+
+Elf *cst_core_file_elf(struct cst_core *c, const char *recorded)
+{
+	struct mapped_file *f = recorded_file(c, recorded);
+	if (!f || open_mapped(c, f)->fd < 0)
+		return NULL;
+	if (!f->elf_tried) {
+		f->elf_tried = true;
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		if (f->elf && elf_kind(f->elf) != ELF_K_ELF) {
+			elf_end(f->elf);
+			f->elf = NULL;
+		}
+	}
+	/* with a handle that is no archive, libelf counts a reference and returns the handle */
+	return f->elf ? elf_begin(f->fd, ELF_C_READ_MMAP, f->elf) : NULL;
 }
 
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)
