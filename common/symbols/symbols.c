@@ -128,7 +128,7 @@ struct cst_symbols {
 
 struct func_memo { int rc; struct cst_func fn; };
 struct locate_memo { struct cst_location loc; uint64_t base; };   /* offset = pc - base */
-struct inline_memo { int n; struct cst_inline chain[MEMO_MAX_INLINES]; };
+struct inline_memo { int n; struct cst_inline *chain; };   /* CHAIN: N entries, malloc'd (NULL for 0) */
 struct cfi_memo { Dwarf_Frame *row; uint64_t bias; };
 
 /* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
@@ -725,6 +725,11 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 	return DWARF_CB_OK;
 }
 
+static void free_inline_chain(uint64_t key, void *value, void *arg)
+{
+	free(((struct inline_memo *)value)->chain);
+}
+
 void cst_symbols_close(struct cst_symbols *s)
 {
 	if (!s)
@@ -741,6 +746,7 @@ void cst_symbols_close(struct cst_symbols *s)
 	cst_memo_free(s->func_memo);
 	cst_memo_free(s->locate_memo);
 	cst_memo_free(s->readable_memo);
+	cst_memo_each(s->inline_memo, free_inline_chain, NULL);
 	cst_memo_free(s->inline_memo);
 	cst_memo_free(s->cfi_memo);
 	for (size_t i = 0; i < s->ncfi_rows; i++)
@@ -1510,13 +1516,20 @@ int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline 
 	if (max > MEMO_MAX_INLINES)
 		return inlines_uncached(s, addr, out, max);
 	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);
+	struct cst_inline chain[MEMO_MAX_INLINES];
 	struct inline_memo v;
 	if (!m) {
-		v.n = inlines_uncached(s, addr, v.chain, MEMO_MAX_INLINES);
-		cst_memo_put(s->inline_memo, addr, &v);
+		/* the memo holds a copy of the chain's own length: most addresses have none */
+		struct inline_memo kept = { inlines_uncached(s, addr, chain, MEMO_MAX_INLINES), NULL };
+		if (kept.n > 0 && (kept.chain = malloc((size_t)kept.n * sizeof *chain)))
+			memcpy(kept.chain, chain, (size_t)kept.n * sizeof *chain);
+		if ((kept.n > 0 && !kept.chain) || !cst_memo_put(s->inline_memo, addr, &kept))
+			free(kept.chain);
+		v = (struct inline_memo){ kept.n, chain };
 		m = &v;
 	}
 	int n = max < 2 ? 0 : m->n < max ? m->n : max;
-	memcpy(out, m->chain, (size_t)n * sizeof *out);
+	if (n > 0)
+		memcpy(out, m->chain, (size_t)n * sizeof *out);
 	return n;
 }
