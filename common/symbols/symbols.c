@@ -227,17 +227,17 @@ static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod
 					 char why[128], char want[41], char have[41])
 {
 	struct stat st;
-	*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path, PATH_MAX,
-								 why, 128);
-	if (*fd < 0)
-		return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
-	/* a file of the core's NT_FILE: the handle the package notes read, which reads through
-	 * the core reader's descriptor (libdwfl takes a handle without a descriptor) */
+	/* a file of the core's NT_FILE: the handle the package notes read, on the core
+	 * reader's descriptor (libdwfl takes a handle without a descriptor) */
 	Elf *elf = named ? NULL : cst_core_file_elf(s->core, recorded);
 	if (elf) {
-		close(*fd);
 		*fd = -1;
+		snprintf(path, PATH_MAX, "%s", cst_core_local_path(s->core, recorded));
 	} else {
+		*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path,
+									 PATH_MAX, why, 128);
+		if (*fd < 0)
+			return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
 		elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	}
 	enum module_file r = FILE_OK;
