@@ -33,12 +33,70 @@ void cst_debugcache_disable(void)
 	disabled = true;
 }
 
+/* The names in the cache directory, read once per process (and again after
+ * cst_debugcache_set_dir) for cst_debugcache_has, sorted: a module per lookup would
+ * otherwise cost a failed lstat each.  NULL when not read, or when the directory could not
+ * be read whole (then each name is looked up). */
+static char **listing;
+static size_t nlisted;
+static bool listing_tried;
+
+static void free_listing(void)
+{
+	for (size_t i = 0; listing && i < nlisted; i++)
+		free(listing[i]);
+	free(listing);
+	listing = NULL;
+	nlisted = 0;
+	listing_tried = false;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads the names in DIR into the listing; none on failure or beyond MAX_ENTRIES names. */
+static void read_listing(const char *dir)
+{
+	listing_tried = true;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t cap = 0;
+	bool ok = true;
+	struct dirent *de;
+	while (ok && (de = readdir(d)) != NULL) {
+		if (nlisted == cap) {
+			char **t = nlisted < MAX_ENTRIES ? realloc(listing, (cap = cap ? 2 * cap : 64) * sizeof *t) : NULL;
+			if (!t) {
+				ok = false;
+				break;
+			}
+			listing = t;
+		}
+		if (!(listing[nlisted] = strdup(de->d_name)))
+			ok = false;
+		else
+			nlisted++;
+	}
+	closedir(d);
+	if (!ok) {
+		free_listing();
+		listing_tried = true;
+		return;
+	}
+	if (nlisted > 1)
+		qsort(listing, nlisted, sizeof *listing, cmp_name);
+}
+
 int cst_debugcache_set_dir(const char *dir)
 {
 	if (dir[0] != '/')
 		return -CST_E_INVAL;
 	chosen_dir = dir;
 	dir_state = DIR_UNKNOWN;
+	free_listing();
 	return 0;
 }
 
@@ -424,9 +482,19 @@ int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)
 
 bool cst_debugcache_has(const uint8_t *id, size_t idlen)
 {
-	char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"];
+	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"], entry[PATH_MAX + sizeof name];
+	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+		return false;
+	entry_name(id, idlen, name);
+	if (!listing_tried)
+		read_listing(dir);
+	if (listing) {
+		const char *key = name;
+		return bsearch(&key, listing, nlisted, sizeof *listing, cmp_name) != NULL;
+	}
 	struct stat st;
-	return entry_path(id, idlen, entry) && lstat(entry, &st) == 0;
+	snprintf(entry, sizeof entry, "%s/%s", dir, name);
+	return lstat(entry, &st) == 0;
 }
 
 /* Whether E has a section named NAME. */
