@@ -284,8 +284,9 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 }
 
 /* The process of the last core, left open for the exit to free (see run_core); kept here
- * so that it stays reachable, as memory in use, for leak checkers. */
-static struct cst_process *kept_until_exit;
+ * so that it stays reachable, as memory in use, for leak checkers (volatile: a store
+ * never read back would be dropped, and the variable with it). */
+static struct cst_process *volatile kept_until_exit;
 
 /* Prints the core O->core.  With LAST, nothing but the exit follows: its process is not
  * closed but left to the exit, where the kernel drops the mappings and memory of the
