@@ -326,10 +326,15 @@ static int run_core(const struct options *o, struct triage *tr, bool last)
 	/* each mismatching file is a warning of its own, naming it and both build-ids */
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
 	files_end(&fst);
-	if (last)
+	if (last) {
+		/* main run again in the same process (the fuzzing harness runs it per input):
+		 * the one kept before is closed now */
+		if (kept_until_exit)
+			cst_process_close(kept_until_exit);
 		kept_until_exit = proc;
-	else
+	} else {
 		cst_process_close(proc);
+	}
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
