@@ -1,5 +1,5 @@
-/* Small helpers shared by common/: a search of sorted address tables and a reader of
- * little-endian fields in raw bytes. */
+/* Small helpers shared by common/: a search of sorted address tables, a reader of
+ * little-endian fields in raw bytes and a hex writer. */
 #ifndef CST_UTIL_H
 #define CST_UTIL_H
 
@@ -34,6 +34,19 @@ static inline int32_t cst_be32s(const uint8_t *p)
 {
 	uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 	return (int32_t)v;
+}
+
+/* Lowercase hex digits of the N bytes at P in OUT (2N characters, then a NUL); returns OUT.
+ * Build-ids are written for every frame and module, where sprintf's cost shows. */
+static inline char *cst_hex(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+	return out;
 }
 
 #endif

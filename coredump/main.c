@@ -283,7 +283,16 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 	return partial;
 }
 
-static int run_core(const struct options *o, struct triage *tr)
+/* The process of the last core, left open for the exit to free (see run_core); kept here
+ * so that it stays reachable, as memory in use, for leak checkers (volatile: a store
+ * never read back would be dropped, and the variable with it). */
+static struct cst_process *volatile kept_until_exit;
+
+/* Prints the core O->core.  With LAST, nothing but the exit follows: its process is not
+ * closed but left to the exit, where the kernel drops the mappings and memory of the
+ * whole process at once; closing it would unmap each module's file and take libdw's trees
+ * apart piece by piece, a good part of the time on a core of hundreds of libraries. */
+static int run_core(const struct options *o, struct triage *tr, bool last)
 {
 	char err[256];
 	struct cst_process *proc;
@@ -317,7 +326,15 @@ static int run_core(const struct options *o, struct triage *tr)
 	/* each mismatching file is a warning of its own, naming it and both build-ids */
 	int mism = syms ? cst_symbols_mismatches(syms) : 0;
 	files_end(&fst);
-	cst_process_close(proc);
+	if (last) {
+		/* main run again in the same process (the fuzzing harness runs it per input):
+		 * the one kept before is closed now */
+		if (kept_until_exit)
+			cst_process_close(kept_until_exit);
+		kept_until_exit = proc;
+	} else {
+		cst_process_close(proc);
+	}
 	return partial || mism || warned ? EXIT_PARTIAL : 0;
 }
 
@@ -396,7 +413,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < o.ncores; i++) {
 			o.core = o.cores[i];
 			tr_core_begin(&tr, i, o.core);
-			int r = run_core(&o, &tr);
+			int r = run_core(&o, &tr, i == o.ncores - 1);
 			if (r > rc)
 				rc = r;   /* 2 unusable > 1 partial > 0 */
 		}

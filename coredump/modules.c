@@ -4,6 +4,7 @@
 #include "core.h"
 #include "error.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <elfutils/libdwelf.h>
 #include <unistd.h>
@@ -24,26 +25,33 @@ struct collect {
 /* The package note of the file the core recorded as NAME, read from the local file (after
  * -e and --sysroot) when it is a regular file with the build-id ID (LEN bytes).  Reading it
  * here, not through libdwfl, leaves modules no frame needs unopened by libdwfl: a missing
- * or other library gives no warning.  Returns as cst_package_note_find. */
+ * or other library gives no warning.  A file of the core's NT_FILE is read through the
+ * handle the symbols use too (cst_core_file_elf).  Returns as cst_package_note_find. */
 static int file_note(struct cst_core *core, const char *name, const unsigned char *id, int len,
 		     struct cst_package_note **out, char *err, size_t errlen)
 {
 	*out = NULL;
 	struct stat st;
 	char e[64], path[PATH_MAX];
-	int fd = name && name[0] == '/' ? cst_core_open_file(core, name, &st, path, sizeof path, e, sizeof e) : -1;
-	if (fd < 0)
+	if (!name || name[0] != '/')
 		return 0;
-	/* read, not mapped: only the headers and two notes are wanted, and mapping a file and
-	 * unmapping it costs more than the reads */
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = cst_core_file_elf(core, name);
+	int fd = -1;
+	if (!elf) {
+		/* read, not mapped: only the headers and two notes are wanted */
+		fd = cst_core_open_file(core, name, &st, path, sizeof path, e, sizeof e);
+		if (fd < 0)
+			return 0;
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+	}
 	const void *have;
 	int rc = 0;
 	if (elf && len > 0 && dwelf_elf_gnu_build_id(elf, &have) == len && memcmp(have, id, (size_t)len) == 0)
 		rc = cst_package_note_find(elf, out, err, errlen);
 	if (elf)
 		elf_end(elf);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -68,8 +76,7 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &bits, &vaddr);
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(b->build_id + 2 * i, "%02x", bits[i]);
+	cst_hex(bits, n <= 0 ? 0 : n < 20 ? (size_t)n : 20, b->build_id);
 	if (!c->core)
 		return DWARF_CB_OK;
 	/* the note in the core's memory first (it is the crashed process's), else the file's */

@@ -2,6 +2,7 @@
 #include "debugcache.h"
 #include "error.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <elfutils/libdwelf.h>
@@ -32,12 +33,70 @@ void cst_debugcache_disable(void)
 	disabled = true;
 }
 
+/* The names in the cache directory, read once per process (and again after
+ * cst_debugcache_set_dir) for cst_debugcache_has, sorted: a module per lookup would
+ * otherwise cost a failed lstat each.  NULL when not read, or when the directory could not
+ * be read whole (then each name is looked up). */
+static char **listing;
+static size_t nlisted;
+static bool listing_tried;
+
+static void free_listing(void)
+{
+	for (size_t i = 0; listing && i < nlisted; i++)
+		free(listing[i]);
+	free(listing);
+	listing = NULL;
+	nlisted = 0;
+	listing_tried = false;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads the names in DIR into the listing; none on failure or beyond MAX_ENTRIES names. */
+static void read_listing(const char *dir)
+{
+	listing_tried = true;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t cap = 0;
+	bool ok = true;
+	struct dirent *de;
+	while (ok && (de = readdir(d)) != NULL) {
+		if (nlisted == cap) {
+			char **t = nlisted < MAX_ENTRIES ? realloc(listing, (cap = cap ? 2 * cap : 64) * sizeof *t) : NULL;
+			if (!t) {
+				ok = false;
+				break;
+			}
+			listing = t;
+		}
+		if (!(listing[nlisted] = strdup(de->d_name)))
+			ok = false;
+		else
+			nlisted++;
+	}
+	closedir(d);
+	if (!ok) {
+		free_listing();
+		listing_tried = true;
+		return;
+	}
+	if (nlisted > 1)
+		qsort(listing, nlisted, sizeof *listing, cmp_name);
+}
+
 int cst_debugcache_set_dir(const char *dir)
 {
 	if (dir[0] != '/')
 		return -CST_E_INVAL;
 	chosen_dir = dir;
 	dir_state = DIR_UNKNOWN;
+	free_listing();
 	return 0;
 }
 
@@ -387,19 +446,26 @@ static bool usable(size_t idlen)
 /* The entry name for ID: lowercase hex, then ".debug", in NAME. */
 static void entry_name(const uint8_t *id, size_t idlen, char name[2 * MAX_ID + sizeof ".debug"])
 {
-	for (size_t i = 0; i < idlen; i++)
-		sprintf(name + 2 * i, "%02x", id[i]);
-	strcpy(name + 2 * idlen, ".debug");
+	strcpy(cst_hex(id, idlen, name) + 2 * idlen, ".debug");
+}
+
+/* The path of the entry for ID in ENTRY; false when the cache is off or has no directory. */
+static bool entry_path(const uint8_t *id, size_t idlen, char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"])
+{
+	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"];
+	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+		return false;
+	entry_name(id, idlen, name);
+	snprintf(entry, PATH_MAX + sizeof name, "%s/%s", dir, name);
+	return true;
 }
 
 int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)
 {
-	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"], entry[PATH_MAX + sizeof name], err[128];
+	char entry[PATH_MAX + 2 * MAX_ID + sizeof ".debug"], err[128];
 	struct stat st;
-	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+	if (!entry_path(id, idlen, entry))
 		return -1;
-	entry_name(id, idlen, name);
-	snprintf(entry, sizeof entry, "%s/%s", dir, name);
 	elf_version(EV_CURRENT);
 	int fd = cst_open_regular(entry, O_NOFOLLOW, &st, err, sizeof err);
 	if (fd < 0)
@@ -412,6 +478,23 @@ int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path)
 	futimens(fd, NULL);      /* the mtime orders the entries for pruning */
 	*path = p;
 	return fd;
+}
+
+bool cst_debugcache_has(const uint8_t *id, size_t idlen)
+{
+	char dir[PATH_MAX], name[2 * MAX_ID + sizeof ".debug"], entry[PATH_MAX + sizeof name];
+	if (!usable(idlen) || !cache_dir(dir, sizeof dir))
+		return false;
+	entry_name(id, idlen, name);
+	if (!listing_tried)
+		read_listing(dir);
+	if (listing) {
+		const char *key = name;
+		return bsearch(&key, listing, nlisted, sizeof *listing, cmp_name) != NULL;
+	}
+	struct stat st;
+	snprintf(entry, sizeof entry, "%s/%s", dir, name);
+	return lstat(entry, &st) == 0;
 }
 
 /* Whether E has a section named NAME. */

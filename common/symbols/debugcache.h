@@ -35,6 +35,7 @@
 #ifndef CST_DEBUGCACHE_H
 #define CST_DEBUGCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,10 @@ int cst_debugcache_set_dir(const char *dir);
  * descriptor, with its path (malloc'd) in *PATH; -1 when the cache is off or has no
  * valid entry for ID. */
 int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path);
+
+/* Whether the cache, when on, holds a file named for build-id ID (IDLEN bytes): what
+ * cst_debugcache_open would try to open, looked at (lstat) and not opened or checked. */
+bool cst_debugcache_has(const uint8_t *id, size_t idlen);
 
 /* Writes the cache entry for build-id ID (IDLEN bytes) from FD, an open descriptor of the
  * separate debug file found for it, when that file has SHF_COMPRESSED sections, its own

@@ -14,11 +14,15 @@
  * (dwfl_build_id_find_debuginfo: DIR/.build-id/xx/yyyy.debug), because the standard
  * search loads the debuginfod client library (and its dozens of dependencies) before that
  * client finds it has no server to ask.  Such a module's debug file is then not found by
- * the name <module>.debug in the module's directory or DIR. */
+ * the name <module>.debug in the module's directory or DIR.  And such a module is not
+ * searched for at all, nor its DWARF asked of libdwfl when its own file has none, unless a
+ * file its build-id names exists in the cache or a directory (cst_debugdirs_has_build_id). */
 #ifndef CST_DEBUGDIRS_H
 #define CST_DEBUGDIRS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Adds absolute directory DIR in front of /usr/lib/debug for every cst_symbols opened
  * afterwards.  Returns 0, or -CST_E_INVAL when DIR is not absolute or contains ':' (the
@@ -27,5 +31,12 @@ int cst_debugdirs_add(const char *dir);
 
 /* The debuginfo_path to give libdwfl: NULL (libdwfl's default) when no directory was added. */
 char *cst_debugdirs_path(void);
+
+/* Whether a file is named by GNU build-id ID (IDLEN bytes) in a directory of the path:
+ * DIR/.build-id/xx/yyyy.debug for each absolute DIR (a leading '+' or '-' dropped), as
+ * dwfl_build_id_find_debuginfo looks for it (elfutils libdwfl/dwfl_build_id_find_elf.c:
+ * ids of 3 to 64 bytes only).  Only that the name exists is checked: the file is not
+ * opened. */
+bool cst_debugdirs_has_build_id(const uint8_t *id, size_t idlen);
 
 #endif

@@ -169,13 +169,17 @@ int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst
 				 char *err, size_t errlen)
 {
 	*out = NULL;
-	char *img = malloc(CST_PACKAGE_NOTE_IMAGE);
-	if (!img)
-		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
-	/* the first page, then only as many more as the notes reach */
-	size_t len = cst_target_read(t, base, img, 4096) == 0 ? 4096 : 0;
-	bool is_elf = image_headers(img, len);
-	size_t want = is_elf ? notes_extent(img, len, CST_PACKAGE_NOTE_IMAGE) : 0;
+	/* the first page, then only as many more as the notes reach: most images need no
+	 * more, and then no buffer is allocated */
+	char first[4096], *img = first;
+	size_t len = cst_target_read(t, base, first, sizeof first) == 0 ? sizeof first : 0;
+	bool is_elf = image_headers(first, len);
+	size_t want = is_elf ? notes_extent(first, len, CST_PACKAGE_NOTE_IMAGE) : 0;
+	if (want > len) {
+		if (!(img = malloc(CST_PACKAGE_NOTE_IMAGE)))
+			return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
+		memcpy(img, first, len);
+	}
 	while (len < want && cst_target_read(t, base + len, img + len, 4096) == 0)
 		len += 4096;
 	int rc = 0;
@@ -186,7 +190,8 @@ int cst_package_note_from_memory(struct cst_target *t, uint64_t base, struct cst
 			elf_end(elf);
 		}
 	}
-	free(img);
+	if (img != first)
+		free(img);
 	return rc;
 }
 

@@ -36,6 +36,8 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	struct cst_symindex *symindex;   /* NULL: no table, or libdwfl is asked directly */
 	bool callsites_built;
 	struct cst_callsites *callsites; /* its DWARF call-site records, read by unit */
+	signed char debug_file;  /* may_find_dwarf(separate): 1 yes, -1 no, 0 not asked yet */
+	signed char dwarf;       /* may_find_dwarf: 1 yes, -1 no, 0 not asked yet */
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -126,7 +128,7 @@ struct cst_symbols {
 
 struct func_memo { int rc; struct cst_func fn; };
 struct locate_memo { struct cst_location loc; uint64_t base; };   /* offset = pc - base */
-struct inline_memo { int n; struct cst_inline chain[MEMO_MAX_INLINES]; };
+struct inline_memo { int n; struct cst_inline *chain; };   /* CHAIN: N entries, malloc'd (NULL for 0) */
 struct cfi_memo { Dwarf_Frame *row; uint64_t bias; };
 
 /* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
@@ -172,9 +174,7 @@ static __thread struct cst_symbols *current;
 /* Hex digits of the first 20 bytes of build-id BITS (N bytes) in OUT; "" when N <= 0. */
 static void build_id_hex(const unsigned char *bits, int n, char out[41])
 {
-	out[0] = 0;
-	for (int i = 0; i < n && i < 20; i++)
-		sprintf(out + 2 * i, "%02x", bits[i]);
+	cst_hex(bits, n <= 0 ? 0 : n < 20 ? (size_t)n : 20, out);
 }
 
 /* Whether ELF's build-id is the one the core records for MOD; true when either is unknown
@@ -217,7 +217,8 @@ enum module_file { FILE_OK, FILE_ABSENT, FILE_UNREADABLE, FILE_NOT_ELF, FILE_MIS
 
 /* Opens module MOD's file, the core's RECORDED path: as cst_core_open_file (-e for the main
  * executable) or, with NAMED, as cst_core_open_named (the file the core names).  Returns
- * FILE_OK with its descriptor in *FD, its ELF handle in *ELFP and the path in PATH; else
+ * FILE_OK with its ELF handle in *ELFP, its descriptor in *FD (-1 for the handle of a file
+ * of NT_FILE, cst_core_file_elf's, which needs none) and the path in PATH; else
  * what is wrong with PATH, with the reason (FILE_ABSENT, FILE_UNREADABLE), the file's size
  * (FILE_NOT_ELF) or both build-ids in hex (FILE_MISMATCH: WANT the core's, HAVE the file's)
  * in WHY and nothing left open. */
@@ -226,11 +227,19 @@ static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod
 					 char why[128], char want[41], char have[41])
 {
 	struct stat st;
-	*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path, PATH_MAX,
-								 why, 128);
-	if (*fd < 0)
-		return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
-	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	/* a file of the core's NT_FILE: the handle the package notes read, on the core
+	 * reader's descriptor (libdwfl takes a handle without a descriptor) */
+	Elf *elf = named ? NULL : cst_core_file_elf(s->core, recorded);
+	if (elf) {
+		*fd = -1;
+		snprintf(path, PATH_MAX, "%s", cst_core_local_path(s->core, recorded));
+	} else {
+		*fd = (named ? cst_core_open_named : cst_core_open_file)(s->core, recorded, &st, path,
+									 PATH_MAX, why, 128);
+		if (*fd < 0)
+			return *fd == -CST_E_NOENT || *fd == -CST_E_PERM ? FILE_ABSENT : FILE_UNREADABLE;
+		elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	}
 	enum module_file r = FILE_OK;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		snprintf(why, 128, "%lld", (long long)st.st_size);
@@ -241,7 +250,8 @@ static enum module_file open_module_file(struct cst_symbols *s, Dwfl_Module *mod
 	if (r != FILE_OK) {
 		if (elf)
 			elf_end(elf);
-		close(*fd);
+		if (*fd >= 0)
+			close(*fd);
 		*fd = -1;
 	}
 	*elfp = elf;
@@ -324,6 +334,56 @@ static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void
 	return -1;
 }
 
+/* Whether ELF has a section named for debugging: libdw reads DWARF from .debug_*,
+ * .zdebug_* and .gnu.debuglto_* sections; .gnu_debuglink names a separate file. */
+static bool has_debug_section(Elf *elf)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strstr(name, "debug"))
+			return true;
+	}
+	return false;
+}
+
+/* With SEPARATE, whether find_debuginfo may find a separate debug file of MOD (its own,
+ * not a dwz alternate file): not when MOD's file has no .gnu_debuglink, DEBUGINFOD_URLS is
+ * unset or empty, and no file is named by its build-id in the debug-file cache or in a
+ * debug directory, the only places find_debuginfo then looks (debugdirs.h).  Without,
+ * whether libdwfl may find DWARF for MOD at all: in its own file (has_debug_section) or
+ * in a separate one.  Remembered per module.  A module without is not asked about: libdwfl
+ * would compare each of its section names with every DWARF section's, and search the
+ * debug directories (formatting the id and every path), to find nothing. */
+static bool may_find_dwarf(Dwfl_Module *mod, bool separate)
+{
+	struct module_info *mi = module_info(mod);
+	signed char *known = !mi ? NULL : separate ? &mi->debug_file : &mi->dwarf;
+	if (known && *known)
+		return *known > 0;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	bool may;
+	if (separate) {
+		GElf_Word crc;
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		const unsigned char *id;
+		GElf_Addr vaddr;
+		int idlen = dwfl_module_build_id(mod, &id, &vaddr);
+		may = (elf && dwelf_elf_gnu_debuglink(elf, &crc)) || (urls && *urls) ||
+		      (idlen > 0 && (cst_debugcache_has(id, (size_t)idlen) ||
+				     cst_debugdirs_has_build_id(id, (size_t)idlen)));
+	} else {
+		may = elf && (has_debug_section(elf) || may_find_dwarf(mod, true));
+	}
+	if (known)
+		*known = may ? 1 : -1;
+	return may;
+}
+
 /* libdwfl's search for a module's separate debug file (debugdirs.h), through the cache of
  * decompressed debug files (debugcache.h).  Without DEBUGINFOD_URLS and without a
  * .gnu_debuglink only the build-id is looked up: the standard search would end by loading
@@ -337,6 +397,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const unsigned char *id = NULL;
 	GElf_Addr id_vaddr;
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile && !may_find_dwarf(mod, true))
+		return -1;
 	int idlen = debugfile ? 0 : dwfl_module_build_id(mod, &id, &id_vaddr);
 	int fd = idlen > 0 ? cst_debugcache_open(id, (size_t)idlen, debuginfo_file_name) : -1;
 	if (fd >= 0)
@@ -679,6 +741,11 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 	return DWARF_CB_OK;
 }
 
+static void free_inline_chain(uint64_t key, void *value, void *arg)
+{
+	free(((struct inline_memo *)value)->chain);
+}
+
 void cst_symbols_close(struct cst_symbols *s)
 {
 	if (!s)
@@ -695,6 +762,7 @@ void cst_symbols_close(struct cst_symbols *s)
 	cst_memo_free(s->func_memo);
 	cst_memo_free(s->locate_memo);
 	cst_memo_free(s->readable_memo);
+	cst_memo_each(s->inline_memo, free_inline_chain, NULL);
 	cst_memo_free(s->inline_memo);
 	cst_memo_free(s->cfi_memo);
 	for (size_t i = 0; i < s->ncfi_rows; i++)
@@ -777,7 +845,7 @@ Dwarf_Frame *cst_symbols_cfi(struct cst_symbols *s, uint64_t addr, uint64_t *bia
 			*biasp = bias;
 		return frame;
 	}
-	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	cfi = may_find_dwarf(mod, false) ? dwfl_module_dwarf_cfi(mod, &bias) : NULL;
 	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0) {
 		if (biasp)
 			*biasp = bias;
@@ -1006,6 +1074,8 @@ const char *cst_symbols_base_name(const char *name, char *buf, size_t len)
 static Dwarf_Die *module_cu(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, bool *scanned)
 {
 	*scanned = false;
+	if (!may_find_dwarf(mod, false))
+		return NULL;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
 	if (cu)
 		return dwarf_haspc(cu, addr - *bias) > 0 ? cu : NULL;
@@ -1468,13 +1538,20 @@ int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline 
 	if (max > MEMO_MAX_INLINES)
 		return inlines_uncached(s, addr, out, max);
 	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);
+	struct cst_inline chain[MEMO_MAX_INLINES];
 	struct inline_memo v;
 	if (!m) {
-		v.n = inlines_uncached(s, addr, v.chain, MEMO_MAX_INLINES);
-		cst_memo_put(s->inline_memo, addr, &v);
+		/* the memo holds a copy of the chain's own length: most addresses have none */
+		struct inline_memo kept = { inlines_uncached(s, addr, chain, MEMO_MAX_INLINES), NULL };
+		if (kept.n > 0 && (kept.chain = malloc((size_t)kept.n * sizeof *chain)))
+			memcpy(kept.chain, chain, (size_t)kept.n * sizeof *chain);
+		if ((kept.n > 0 && !kept.chain) || !cst_memo_put(s->inline_memo, addr, &kept))
+			free(kept.chain);
+		v = (struct inline_memo){ kept.n, chain };
 		m = &v;
 	}
 	int n = max < 2 ? 0 : m->n < max ? m->n : max;
-	memcpy(out, m->chain, (size_t)n * sizeof *out);
+	if (n > 0)
+		memcpy(out, m->chain, (size_t)n * sizeof *out);
 	return n;
 }

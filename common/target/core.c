@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -62,6 +63,9 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
 	struct stat st;          /* its status at the open */
 	int rc;                  /* fd < 0: cst_core_open_file's code, ERR its reason */
 	char *err;
+	Elf *elf;                /* cst_core_file_elf's handle on fd; NULL until asked, or not ELF */
+	bool elf_tried;
+	uint8_t *map;            /* the file mapped whole under ELF (private), NULL when not */
 };
 
 /* PT_LOAD bytes are read with pread through this cache, not through the file's mapping: a
@@ -323,6 +327,10 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 		n = m->end - addr;
 	if (n > f->size - off)
 		n = f->size - off;
+	if (f->map) {                /* cst_core_file_elf mapped it: no system call */
+		memcpy(buf, f->map + off, n);
+		return n;
+	}
 	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n) == 0 ?
 	       (size_t)n : 0;
 }
@@ -929,6 +937,10 @@ void cst_core_close(struct cst_core *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nfiles; i++) {
+		if (c->files[i].elf)
+			elf_end(c->files[i].elf);
+		if (c->files[i].map)
+			munmap(c->files[i].map, (size_t)c->files[i].size);
 		if (c->files[i].fd >= 0)
 			close(c->files[i].fd);
 		free(c->files[i].local);
@@ -1128,6 +1140,33 @@ int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st
 	}
 	*st = f->st;
 	return fd;
+}
+
+Elf *cst_core_file_elf(struct cst_core *c, const char *recorded)
+{
+	struct mapped_file *f = recorded_file(c, recorded);
+	if (!f || open_mapped(c, f)->fd < 0)
+		return NULL;
+	if (!f->elf_tried) {
+		f->elf_tried = true;
+		/* Mapped here, privately and copy-on-write as libdwfl maps the files it opens
+		 * itself (ELF_C_READ_MMAP_PRIVATE), so that the reader copies the file's code from
+		 * the same mapping (file_span). */
+		void *map = f->size > 0 && f->size <= SIZE_MAX ?
+			    mmap(NULL, (size_t)f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, f->fd, 0) : MAP_FAILED;
+		f->map = map != MAP_FAILED ? map : NULL;
+		f->elf = f->map ? elf_memory((char *)f->map, (size_t)f->size) : elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		if (f->elf && elf_kind(f->elf) != ELF_K_ELF) {
+			elf_end(f->elf);
+			f->elf = NULL;
+		}
+		if (!f->elf && f->map) {
+			munmap(f->map, (size_t)f->size);
+			f->map = NULL;
+		}
+	}
+	/* with a handle that is no archive, libelf counts a reference and returns the handle */
+	return f->elf ? elf_begin(-1, ELF_C_READ, f->elf) : NULL;
 }
 
 const char *cst_core_local_path(struct cst_core *c, const char *recorded)

@@ -111,6 +111,14 @@ const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t
 int cst_core_open_file(struct cst_core *c, const char *recorded, struct stat *st, char *path,
 		       size_t pathlen, char *err, size_t errlen);
 
+/* The ELF handle of the file cst_core_open_file opens for RECORDED, when RECORDED is a file
+ * of the core's NT_FILE note: made once (ELF_C_READ_MMAP) on the descriptor the core reader
+ * keeps, so that the symbols and the package notes read one mapping of each file.  Each
+ * call returns a new reference, which the caller gives back with elf_end; the handle needs
+ * no descriptor of the caller's.  NULL when RECORDED is not in NT_FILE, its file cannot be
+ * opened, or libelf does not take it for an ELF file. */
+Elf *cst_core_file_elf(struct cst_core *c, const char *recorded);
+
 /* As cst_core_open_file, but the file the core itself names (under --sysroot), never the
  * -e executable: where the main executable is looked for when -e's file is not the
  * core's program. */

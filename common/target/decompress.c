@@ -281,6 +281,19 @@ int cst_input_open(const char *path, const struct cst_input_options *opt, int *f
 	int fd = open_path(path, &is_stdin, err, errlen);
 	if (fd < 0)
 		return fd;
+	/* A regular file read from its start: its first bytes are read where they lie, and a
+	 * plain core goes to the core reader as it is, with no buffer filled for it. */
+	struct stat st;
+	uint8_t magic[8];
+	ssize_t nmagic;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) == 0 &&
+	    (nmagic = pread(fd, magic, sizeof magic, 0)) >= 0 &&
+	    cst_compression_detect(magic, (size_t)nmagic) == CST_COMP_NONE) {
+		if (how)
+			*how = CST_COMP_NONE;
+		*fdp = fd;
+		return 0;
+	}
 	struct source in = { .fd = fd, .buf = malloc(CHUNK) };
 	uint8_t *obuf = malloc(CHUNK);
 	int rc = 0, tmp = -1;
@@ -303,7 +316,6 @@ int cst_input_open(const char *path, const struct cst_input_options *opt, int *f
 	enum cst_compression c = cst_compression_detect(in.buf, in.len);
 	if (how)
 		*how = c;
-	struct stat st;
 	if (c == CST_COMP_NONE && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0) {
 		*fdp = fd;               /* a plain file: the core reader maps it from offset 0 */
 		fd = -1;
