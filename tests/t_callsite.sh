@@ -19,6 +19,12 @@
 #   script    the index is lost: h1 is the only entry of the table (its symbol's extent)
 #             that reaches crash ("through the table", tail-call-inferred), under
 #             run_script.
+# tests/callsite/indexcall.c calls ha or hb through a read-only table, the index in a
+# register the call may clobber; both tail-jump to crash:
+#   index     no code since the call writes the index register: its value at the fault
+#             selects hb ("the entry %REG selects", tail-call-inferred);
+#   clobber   the table selects ha, which writes the caller-saved registers (hb's index
+#             into each): crash's caller is run, with nothing between.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 CC=${CC:-cc}
 
@@ -92,5 +98,31 @@ for v in cfi fp; do
         esac
         expect "callsite-table-$v-$m" "$W/t$v.$m.json" crash,h1,run_$m,main "${how%|*}" "${how#*|}" "$jump"
     done
+done
+for v in index clobber; do
+    flags="-O2"
+    [ $v = clobber ] && flags="-O2 -DCLOBBER"
+    prog=$W/indexcall.$v
+    if ! $CC $flags -o "$prog" tests/callsite/indexcall.c 2> "$W/err"; then
+        fail "callsite-$v" "cannot build: $(head -1 "$W/err")"; continue
+    fi
+    if ! python3 tests/lib/mkcore.py crash "$W/i$v.core" "$prog" > /dev/null 2> "$W/err"; then
+        fail "callsite-$v" "no core: $(head -1 "$W/err")"; continue
+    fi
+    "$CS" --json "$W/i$v.core" > "$W/i$v.json" 2> "$W/i$v.err"
+    if [ $v = index ]; then
+        jump=$(objdump -d --no-show-raw-insn "$prog" |
+               awk '$2 == "<hb>:" { on = 1; next } /^$/ { on = 0 } on && /jmp.*<crash>/ { sub(":", "", $1); print $1 }')
+        expect "callsite-$v" "$W/i$v.json" crash,hb,run,main tail-call-inferred "selects, untouched since" "${jump:-0}"
+    else
+        check "callsite-$v" python3 - "$W/i$v.json" <<'PY'
+import json, sys
+frames = json.load(open(sys.argv[1]))["threads"][0]["frames"]
+names = [f["function"] for f in frames[:3]]
+if names != ["crash", "run", "main"]:
+    print("frames %s, wanted crash, run, main: %s" % (names, json.dumps(frames[:3])))
+    sys.exit(1)
+PY
+    fi
 done
 exit 0

@@ -117,6 +117,16 @@ struct cst_arch {
 	int (*tail_targets)(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
 
+	/* The registers FN's code writes, bit N for DWARF register N, in *WRITTEN, and in
+	 * TARGETS (up to MAX) the entries of the code it calls or jumps to outside FN, directly.
+	 * Returns the count of TARGETS, or -CST_E_DECODE when FN's code cannot be decoded
+	 * whole (bounds unknown, bytes that decode to nothing) or may run code it does not
+	 * name: an indirect call or jump, or more than MAX targets.  An instruction that
+	 * enters the kernel writes every register.  NULL: the architecture cannot tell (no
+	 * register is taken as surviving a lost tail call, unwind.c). */
+	int (*reg_writes)(struct cst_unwind *u, const struct cst_func *fn, uint64_t *written,
+			  uint64_t *targets, int max);
+
 	/* Calls ADD(ARG, V) for every value V an instruction of the code in [LO, HI) (target
 	 * addresses) takes as an address, not as a branch target (x86-64: an immediate operand,
 	 * the address a RIP-relative lea computes), decoding the range from LO to its end.

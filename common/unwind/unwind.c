@@ -703,15 +703,107 @@ static void infer_path(struct cst_unwind *u, const struct cst_func *callee, stru
 /* Words of a table of function pointers read at most. */
 #define MAX_TABLE_WORDS 1024
 
+/* Functions examined at most when following what code may run after a call (reg_untouched). */
+#define MAX_UNTOUCHED_FUNCS 64
+
+struct untouched {
+	uint64_t seen[MAX_UNTOUCHED_FUNCS];  /* entries examined, each once */
+	int n;
+};
+
+/* Whether no code run from the entry ADDR of a function of module MOD writes register REG (a
+ * DWARF number): neither its own instructions (the arch's reg_writes) nor those of the
+ * functions it calls or jumps to, followed through every direct call and jump.  False when
+ * any of that code is another module's or a linkage stub's, has guessed bounds, cannot be
+ * decoded or names no target (an indirect call or jump), or when more than
+ * MAX_UNTOUCHED_FUNCS functions in all would be examined through UT. */
+static bool reg_untouched(struct cst_unwind *u, Dwfl_Module *mod, uint64_t addr, int reg, struct untouched *ut)
+{
+	for (int i = 0; i < ut->n; i++)
+		if (ut->seen[i] == addr)
+			return true;              /* examined, or being examined higher up */
+	if (ut->n == MAX_UNTOUCHED_FUNCS)
+		return false;
+	ut->seen[ut->n++] = addr;
+	struct cst_func fn;
+	uint64_t written, targets[CST_MAX_TAIL_TARGETS];
+	if (cst_unwind_func(u, addr, &fn) < 0 || fn.start != addr || fn.module != mod || fn.uncertain ||
+	    fn.falls_in)
+		return false;
+	int n = u->env->arch->reg_writes(u, &fn, &written, targets, CST_MAX_TAIL_TARGETS);
+	if (n < 0 || (written >> reg & 1))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!reg_untouched(u, mod, targets[i], reg, ut))
+			return false;
+	return true;
+}
+
+/* The table call SITE read the word at BASE + disp + index * scale, inside the table
+ * [START, START + SIZE) whose code words are WORDS (N); the index register does not hold
+ * the index at the return address (caller-saved: x86-64 psABI 3.2.1), and several entries
+ * lead to CALLEE.  When F, CALLEE's frame, is the innermost one (the thread's registers at
+ * the stop) and no code that can have run since the call writes the index register, F's
+ * value of it is the index: no instruction of any entry that leads to CALLEE nor of
+ * anything those entries call or jump to (the paths of tail jumps from them and all they
+ * call), nor of CALLEE and what it calls.  The word it selects must be one of those
+ * entries; its one path to CALLEE goes in *FOUND (found_len 0: none). */
+static void surviving_index(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
+			    const struct cst_call_site *site, uint64_t base, uint64_t start, uint64_t size,
+			    const uint64_t *words, size_t n, struct path_search *found)
+{
+	unsigned w = u->env->arch->addr_size;
+	int reg = site->index_reg;
+	uint64_t index, v;
+	if (!u->env->arch->reg_writes || f->found_by != CST_FOUND_CONTEXT || f->lookup_pc != f->pc ||
+	    !cst_reg_get(&f->regs, reg, &index))
+		return;
+	uint64_t slot = base + (uint64_t)site->disp + index * (uint64_t)site->scale;
+	if (slot < start || slot > start + size - w || cst_target_read_word(u->env->target, slot, w, &v) < 0)
+		return;
+	struct untouched ut = { .n = 0 };
+	struct path_search chosen = { .found_len = 0 };
+	bool listed = false;
+	unsigned budget = MAX_INFER_BUDGET;
+	for (size_t i = 0; i < n; i++) {
+		struct cst_func af;
+		if (cst_unwind_func(u, words[i], &af) < 0 || af.start != words[i])
+			return;
+		struct path_search ps = { .callee = callee, .budget = budget < 256 ? budget : 256 };
+		unsigned given = ps.budget;
+		bool direct = same_function(&af, callee);
+		if (!direct)
+			search_paths(u, &ps, af.start, 0);
+		budget -= given - ps.budget;
+		if (!direct && ps.paths == 0 && (ps.cut || ps.deep))
+			return;                   /* it may lead to CALLEE by a path not followed */
+		if (!direct && ps.paths == 0)
+			continue;                 /* not a candidate */
+		if (!reg_untouched(u, callee->module, af.start, reg, &ut))
+			return;
+		if (words[i] == v) {
+			listed = true;
+			if (!direct && ps.paths == 1 && !ps.cut && !ps.deep)
+				chosen = ps;
+		}
+	}
+	if (!listed || chosen.found_len == 0 || !reg_untouched(u, callee->module, callee->start, reg, &ut))
+		return;
+	*found = chosen;
+	found->callee = NULL;
+}
+
 /* The indirect call SITE through disp(%base,%index,scale), returning to caller C, whose base
  * register C still holds and whose index it does not: the word it read is one of the table
  * that the base addresses, when a data object of the module (its symbol) covers that
  * address and lies in read-only memory (its words are what they were at the call).  The
  * table's words at the call's stride are its possible targets: those that are code must
- * be functions' entries (a call through another word would have faulted).  Returns true with the one
- * path of unique_path in *FOUND and the table's start in *TABLE. */
-static bool table_path(struct cst_unwind *u, const struct cst_frame *c, const struct cst_func *callee,
-		       const struct cst_call_site *site, struct path_search *found, uint64_t *table)
+ * be functions' entries (a call through another word would have faulted).  Returns true with
+ * the one path of unique_path in *FOUND, else of surviving_index (*BY_INDEX set), and the
+ * table's start in *TABLE. */
+static bool table_path(struct cst_unwind *u, const struct cst_frame *f, const struct cst_frame *c,
+		       const struct cst_func *callee, const struct cst_call_site *site,
+		       struct path_search *found, uint64_t *table, bool *by_index)
 {
 	unsigned w = u->env->arch->addr_size;
 	uint64_t base, start, size, words[MAX_TABLE_WORDS];
@@ -738,6 +830,11 @@ static bool table_path(struct cst_unwind *u, const struct cst_frame *c, const st
 	}
 	*found = (struct path_search){ .found_len = 0 };
 	unique_path(u, callee, words, n, found);
+	*by_index = false;
+	if (found->found_len == 0) {
+		surviving_index(u, f, callee, site, base, start, size, words, n, found);
+		*by_index = true;
+	}
 	*table = start;
 	return found->found_len > 0;
 }
@@ -756,7 +853,8 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 {
 	struct path_search found = { .found_len = 0 };
 	uint64_t table = 0;
-	if (!site || !table_path(u, c, callee, site, &found, &table)) {
+	bool by_index = false;
+	if (!site || !table_path(u, f, c, callee, site, &found, &table, &by_index)) {
 		struct cst_memo *memo = cst_addrtaken_results(u, sizeof(struct path_search));
 		const struct path_search *m = cst_memo_get(memo, callee->start);
 		if (m) {
@@ -775,6 +873,10 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 		s.pc = found.found_jumps[i];
 		if (i > 0)
 			snprintf(s.note, sizeof s.note, "reached and left by tail jumps (inferred)");
+		else if (site && table && by_index)
+			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through the table at 0x%" PRIx64
+				 ": the entry %%%s selects, untouched since", site->addr, table,
+				 u->env->arch->reg_names[site->index_reg]);
 		else if (site && table)
 			snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 " through the table at 0x%" PRIx64
 				 ": the only entry that leads here", site->addr, table);

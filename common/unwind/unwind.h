@@ -20,7 +20,8 @@
  * the target tail-called away; the functions on the tail-call path are handed out as
  * frames of their own, marked CST_MARK_LOST_TAIL_CALL.  Behind an indirect call that
  * nothing names, the path may be inferred from the entries of the read-only table it
- * indexed, else from the functions whose address the module takes (addrtaken.h;
+ * indexed (one leads to the callee, or the index register the innermost frame still
+ * holds selects one), else from the functions whose address the module takes (addrtaken.h;
  * CST_FOUND_TAIL_INFERRED).  The caller of an innermost frame
  * whose function had no frame record at its pc (leaf, prologue, epilogue) is marked
  * CST_MARK_RECOVERED_CALLER: a frame-pointer walk skips it. */
@@ -41,7 +42,7 @@
 	X(CST_FOUND_FP,        "frame-pointer",     "the previous frame's frame pointer") \
 	X(CST_FOUND_PROLOGUE,  "prologue-analysis", "the callee's instructions: return address on the stack") \
 	X(CST_FOUND_TAIL_CALL, "tail-call",         "the call instruction before the caller's return address") \
-	X(CST_FOUND_TAIL_INFERRED, "tail-call-inferred", "the only address-taken function that tail-jumps to the callee, behind an indirect call") \
+	X(CST_FOUND_TAIL_INFERRED, "tail-call-inferred", "inferred behind an indirect call: the one function it could have entered that tail-jumps to the callee") \
 	X(CST_FOUND_WINDOW,    "register-window",   "the register window saved at the stack pointer") \
 	X(CST_FOUND_RETURN_REG,"return-register",   "the return-address register of a leaf") \
 	X(CST_FOUND_SIGNAL,    "signal-frame",      "the kernel's signal frame: the interrupted registers")

@@ -23,11 +23,13 @@ D=$T/sweep
 SWEEP=$D/sweep
 
 # floor NAME BUILD: "EXACT RECALL DETERMINED CALL-SITE PRECISION", the least percentages
-# that pass (CALL-SITE where the line has it).
+# that pass (CALL-SITE where the line has it).  The interpreter's recall counts ambiguous
+# lost tail calls found from a register that still holds the dispatch table's index
+# (doc/testing.md): 58.8-59.0%, 56.3-56.5% without them.
 floor() {
     case $1.$2 in
     prog.*)           echo "100 85 100 100 100" ;;
-    interp.*)         echo "100 56 100 100 100" ;;
+    interp.*)         echo "100 58.5 100 100 100" ;;
     esac
 }
 

@@ -28,10 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The preserved registers other than rbp (x86-64 psABI 3.2.1: rbx, r12-r15), the ones
+ * xstate.written follows. */
+#define PRESERVED_NOT_FP (1u << RBX | 0xf000u)
+
 static struct xstate transfer(struct xstate s, const struct xinsn *x)
 {
 	bool hk = s.h != H_UNKNOWN;
-	s.written |= x->writes;
+	s.written |= x->writes & PRESERVED_NOT_FP;
 	switch (x->kind) {
 	case K_PUSH_FP:
 		if (hk)

@@ -72,6 +72,35 @@ int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uin
 	return n;
 }
 
+int cst_x86_64_reg_writes(struct cst_unwind *u, const struct cst_func *fn, uint64_t *written,
+			  uint64_t *targets, int max)
+{
+	struct code *k = fn->end > fn->start ? cst_x86_64_code(u, fn) : NULL;
+	if (!k || k->start != fn->start || k->end < fn->end)
+		return -CST_E_DECODE;
+	uint64_t w = 0;
+	int n = 0;
+	for (size_t i = 0; i < k->n && k->ins[i].addr < fn->end; i++) {
+		const struct xinsn *x = &k->ins[i];
+		if (x->kind == K_CALL_IND || x->kind == K_JMP_IND)
+			return -CST_E_DECODE;
+		w |= x->writes;
+		bool out = x->target < fn->start || x->target >= fn->end;
+		if (x->kind == K_CALL || ((x->kind == K_JMP || x->kind == K_JCC) && out)) {
+			int j;
+			for (j = 0; j < n && targets[j] != x->target; j++)
+				;
+			if (j < n)
+				continue;
+			if (n == max)
+				return -CST_E_DECODE;
+			targets[n++] = x->target;
+		}
+	}
+	*written = w;
+	return n;
+}
+
 /* Linear decoding, CHUNK bytes read at a time; an instruction cut at a chunk's end is
  * decoded again from the next chunk.  Bytes that decode to nothing are skipped one by one
  * (padding, data in code): linear decoding of gcc's code falls back in step within a few

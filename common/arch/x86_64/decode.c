@@ -61,26 +61,41 @@ static int dwarf_reg(x86_reg r)
 	return -1;
 }
 
-/* The preserved registers other than rbp (x86-64 psABI 3.2.1: rbx, r12-r15) that IN
- * writes in any width, bit N for DWARF number N. */
-static uint16_t preserved_written(csh cs, const cs_insn *in)
+/* The general registers IN writes in any width, bit N for DWARF number N (x86-64 psABI
+ * 3.6.2); all of them when capstone cannot tell, or for an instruction that enters the kernel
+ * (syscall, sysenter, int: the kernel and a signal handler run before the next one). */
+static uint16_t gprs_written(csh cs, const cs_insn *in)
 {
-	static const struct { x86_reg r; int dwarf; } alias[] = {
-		{ X86_REG_RBX, 3 }, { X86_REG_EBX, 3 }, { X86_REG_BX, 3 }, { X86_REG_BL, 3 }, { X86_REG_BH, 3 },
-		{ X86_REG_R12, 12 }, { X86_REG_R12D, 12 }, { X86_REG_R12W, 12 }, { X86_REG_R12B, 12 },
-		{ X86_REG_R13, 13 }, { X86_REG_R13D, 13 }, { X86_REG_R13W, 13 }, { X86_REG_R13B, 13 },
-		{ X86_REG_R14, 14 }, { X86_REG_R14D, 14 }, { X86_REG_R14W, 14 }, { X86_REG_R14B, 14 },
-		{ X86_REG_R15, 15 }, { X86_REG_R15D, 15 }, { X86_REG_R15W, 15 }, { X86_REG_R15B, 15 },
+	static const x86_reg alias[16][5] = {
+		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL },
+		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL },
+		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL },
+		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL },
+		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B },
+		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B },
+		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B },
+		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B },
+		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B },
+		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B },
+		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B },
+		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B },
 	};
 	cs_regs rd, wr;
 	uint8_t nr, nw;
 	uint16_t m = 0;
-	if (cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
-		return 1u << 3 | 0xf000;              /* not known: all of them */
+	if (in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER || in->id == X86_INS_INT ||
+	    in->id == X86_INS_INT1 || in->id == X86_INS_INT3 || in->id == X86_INS_INTO ||
+	    cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
+		return 0xffff;
 	for (int i = 0; i < nw; i++)
-		for (size_t k = 0; k < sizeof alias / sizeof alias[0]; k++)
-			if (wr[i] == alias[k].r)
-				m |= (uint16_t)(1u << alias[k].dwarf);
+		for (int r = 0; r < 16; r++)
+			for (int k = 0; k < 5; k++)
+				if (alias[r][k] && wr[i] == alias[r][k])
+					m |= (uint16_t)(1u << r);
 	return m;
 }
 
@@ -105,7 +120,7 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 	bool o0_rbp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RBP;
 	x->kind = K_OTHER;
 	if (in->id != X86_INS_CALL)
-		x->writes = preserved_written(cs, in);
+		x->writes = gprs_written(cs, in);
 	switch (in->id) {
 	case X86_INS_PUSH:
 		x->kind = o0_rbp ? K_PUSH_FP : K_PUSH;

@@ -129,6 +129,7 @@ const struct cst_arch cst_arch_x86_64 = {
 	.analyse = cst_x86_64_analyse,
 	.call_before = cst_x86_64_call_before,
 	.tail_targets = cst_x86_64_tail_targets,
+	.reg_writes = cst_x86_64_reg_writes,
 	.code_addresses = cst_x86_64_code_addresses,
 	.resolve_stub = cst_x86_64_resolve_stub,
 	.guess_func = cst_x86_64_guess_func,

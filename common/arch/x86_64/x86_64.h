@@ -35,9 +35,10 @@ struct xinsn {
 	uint8_t size, kind;
 	uint8_t call_reg;       /* K_CALL_IND through a register the callee preserves (x86-64
 				 * psABI 3.2.1: rbx, rbp, r12-r15): its DWARF number; else 0 */
-	uint16_t writes;        /* the preserved registers other than rbp (rbx, r12-r15) the
-				 * instruction writes, bit N for DWARF number N; a call's callee
-				 * restores them (x86-64 psABI 3.2.1) */
+	uint16_t writes;        /* the general registers the instruction writes, bit N for
+				 * DWARF number N (all of them for one that enters the kernel);
+				 * none for a direct or indirect call (its callee's code is not
+				 * this instruction's) */
 	uint8_t mem_base, mem_index, mem_scale;  /* K_CALL_IND through memory addressed by
 				 * registers (not %rip): their DWARF numbers plus 1 (0: absent)
 				 * and the scale; the displacement is in imm */
@@ -103,6 +104,8 @@ int cst_x86_64_code_addresses(struct cst_unwind *u, uint64_t lo, uint64_t hi,
 			      void (*add)(void *arg, uint64_t v), void *arg);
 int cst_x86_64_tail_targets(struct cst_unwind *u, const struct cst_func *fn, uint64_t *targets,
 			    uint64_t *jumps, int max);
+int cst_x86_64_reg_writes(struct cst_unwind *u, const struct cst_func *fn, uint64_t *written,
+			  uint64_t *targets, int max);
 int cst_x86_64_resolve_stub(struct cst_unwind *u, uint64_t addr, uint64_t *dest);
 int cst_x86_64_guess_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn);
 bool cst_x86_64_signal_frame(struct cst_unwind *u, uint64_t pc);
