@@ -136,6 +136,9 @@ grep -qF -- "-e $W/other is not the executable of this core: its build-id is $ha
 	&& pass exe-wrong-named || fail exe-wrong-named "$(cat "$W/eo.err")"
 grep -qF "using $W/waiter, the executable the core names" "$W/eo.err" \
 	&& pass exe-wrong-fallback-said || fail exe-wrong-fallback-said "$(cat "$W/eo.err")"
+# those two lines and nothing more (under SANITIZE=1 a leak report of the -e file's handle
+# would follow them)
+[ "$(grep -c '' "$W/eo.err")" = 2 ] && pass exe-wrong-only-said || fail exe-wrong-only-said "$(cat "$W/eo.err")"
 [ $rc = 1 ] && [ "$(funcs "$W/eo.json" 0 | head -2 | tr '\n' ' ')" = "crash_here main " ] \
 	&& pass exe-wrong-fallback || fail exe-wrong-fallback "exit $rc: $(funcs "$W/eo.json" 0 | tr '\n' ' ')"
 # the executable named before the frames is the file used, in the JSON and in the text header

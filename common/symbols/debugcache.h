@@ -59,7 +59,10 @@ int cst_debugcache_set_dir(const char *dir);
 int cst_debugcache_open(const uint8_t *id, size_t idlen, char **path);
 
 /* Whether the cache, when on, holds a file named for build-id ID (IDLEN bytes): what
- * cst_debugcache_open would try to open, looked at (lstat) and not opened or checked. */
+ * cst_debugcache_open would try to open, not opened or checked.  The name is looked up in
+ * the directory's names, read once per process (again after cst_debugcache_set_dir), or
+ * with lstat when the directory could not be read whole: an entry another process makes
+ * later is not seen. */
 bool cst_debugcache_has(const uint8_t *id, size_t idlen);
 
 /* Writes the cache entry for build-id ID (IDLEN bytes) from FD, an open descriptor of the

@@ -1093,6 +1093,16 @@ int cst_core_exe_option_rejected(struct cst_core *c, const char *path)
 	/* the -e file opened for the executable's mappings gives way to the one the core names */
 	struct mapped_file *f = c->exe_recorded ? recorded_file(c, c->exe_recorded) : NULL;
 	if (f && f->tried) {
+		/* the handle, mapping and cached blocks are the -e file's, and the named file
+		 * takes its index, which tags blocks in the cache; a handle someone still holds
+		 * keeps its mapping */
+		bool unmap = !f->elf || elf_end(f->elf) == 0;
+		if (f->map && unmap)
+			munmap(f->map, (size_t)f->size);
+		uint32_t src = (uint32_t)(f - c->files) + 1;
+		for (unsigned k = 0; c->file_blocks && k < NBLOCKS; k++)
+			if (c->file_blocks->src[k] == src)
+				c->file_blocks->block[k] = 0;
 		if (f->fd >= 0)
 			close(f->fd);
 		free(f->local);
