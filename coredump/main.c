@@ -4,6 +4,7 @@
  * stopped early or a module's build-id did not match; 2 the core (or process) could not be
  * used; 64 usage error.  With several cores, the highest code of any core. */
 #include "backtrace.h"
+#include "escape.h"
 #include "error.h"
 #include "files_cli.h"
 #include "process.h"
@@ -12,6 +13,7 @@
 #include "triage.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,8 +382,41 @@ static int run_live(const struct options *o, struct triage *tr)
 	return partial ? EXIT_PARTIAL : 0;
 }
 
+/* What is being read, for on_bus_error: the core's name, escaped for a terminal. */
+static char bus_error_what[512] = "core";
+
+/* The files a core names are mapped (by libelf and libdwfl, to read their symbols and
+ * DWARF in place); a file that shrinks while it is open makes a load from the part it lost
+ * raise SIGBUS (mmap(2): "attempted access to a portion of the buffer that does not
+ * correspond to the file").  Reported as one line, with the status of an unusable core (2),
+ * not as a crash.  Only async-signal-safe calls here. */
+#ifndef main
+static void on_bus_error(int sig)
+{
+	static const char pre[] = "corestack: ";
+	static const char post[] = ": a file it names shrank while corestack read it (bus error)\n";
+	(void)sig;
+	ssize_t w = write(2, pre, sizeof pre - 1);
+	w = write(2, bus_error_what, strlen(bus_error_what));
+	w = write(2, post, sizeof post - 1);
+	(void)w;
+	_exit(EXIT_UNUSABLE);
+}
+#endif
+
+/* Names WHAT (a core file's path, or "pid N") in on_bus_error's line. */
+static void bus_error_reading(const char *what)
+{
+	cst_escape(bus_error_what, sizeof bus_error_what, what);
+}
+
 int main(int argc, char **argv)
 {
+#ifndef main   /* renamed by the fuzzing harnesses (fuzz/fuzz.mk): a SIGBUS there is a finding */
+	struct sigaction bus = { .sa_handler = on_bus_error };
+	sigemptyset(&bus.sa_mask);
+	sigaction(SIGBUS, &bus, NULL);
+#endif
 	struct options o = { .max_frames = BT_DEFAULT_FRAMES };
 	if (sig_options_init(&o.tr.sig) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
@@ -399,8 +434,10 @@ int main(int argc, char **argv)
 			rc = usage_error("%s", "-i reads its commands from standard input: give the core as a file");
 		else if (files_open_core(o.core, &o.files, &copt.fd, err, sizeof err))
 			rc = EXIT_UNUSABLE;
-		else
+		else {
+			bus_error_reading(o.core);
 			rc = shell_run(o.core, &copt, o.max_frames, &o.bt, &o.tr.sig);
+		}
 		sig_options_free(&o.tr.sig);
 		return rc;
 	}
@@ -408,11 +445,15 @@ int main(int argc, char **argv)
 	tr_init(&tr, &o.tr, stdout, o.json, o.pid ? 1 : o.ncores,
 		isatty(2) && (o.tr.summary || !isatty(1)));
 	if (o.pid) {
+		char what[32];
+		snprintf(what, sizeof what, "pid %d", o.pid);
+		bus_error_reading(what);
 		rc = run_live(&o, &tr);
 	} else {
 		for (int i = 0; i < o.ncores; i++) {
 			o.core = o.cores[i];
 			tr_core_begin(&tr, i, o.core);
+			bus_error_reading(o.core);
 			int r = run_core(&o, &tr, i == o.ncores - 1);
 			if (r > rc)
 				rc = r;   /* 2 unusable > 1 partial > 0 */

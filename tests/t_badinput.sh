@@ -946,6 +946,26 @@ else
     skip shrunk_while_open "no core of $TP (make test-progs)"
 fi
 
+# module_shrunk_while_open: a file the core names (its program) loses its content while the
+# shell has it open; libelf and libdwfl read such files through mappings, where a load from
+# the lost part raises SIGBUS: one line naming the core and status 2, never a crash.
+if [ -x "$TP" ] && mkdir -p "$W/shrinkmod" && cp "$TP" "$W/shrinkmod/prog" &&
+   python3 "$TOP/tests/lib/mkcore.py" crash "$W/shrinkmod.core" "$W/shrinkmod/prog" >/dev/null 2>&1; then
+    LAST_CMD="corestack -i shrinkmod.core; its program truncated to 0 bytes; bt; disassemble main"
+    { printf 'x/4xg main\n'; sleep 1; truncate -s 0 "$W/shrinkmod/prog"; printf 'bt\ndisassemble main\ninfo sharedlibrary\n'; } |
+        timeout "$TIMEOUT" "$CS" -i "$W/shrinkmod.core" >"$W/out" 2>"$W/err"
+    rc=$?
+    if [ $rc -ge 124 ]; then
+        fail module_shrunk_while_open "exit status $rc (a signal or the timeout)"
+    elif [ $rc = 2 ] && ! grep -q "^corestack: $W/shrinkmod.core: a file it names shrank while corestack read it" "$W/err"; then
+        fail module_shrunk_while_open "status 2 without its message: $(tail -2 "$W/err" | tr '\n' '|')"
+    else
+        pass module_shrunk_while_open
+    fi
+else
+    skip module_shrunk_while_open "no core of a copy of $TP (make test-progs)"
+fi
+
 # shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
 # LD_PRELOAD shim around pread, truncating the file at the first read at or past the PT_NOTE's
 # offset).  Reading notes through the file's mapping died of SIGBUS there; they are read with

@@ -327,10 +327,8 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 		n = m->end - addr;
 	if (n > f->size - off)
 		n = f->size - off;
-	if (f->map) {                /* cst_core_file_elf mapped it: no system call */
-		memcpy(buf, f->map + off, n);
-		return n;
-	}
+	/* Read, not copied from f->map: a file that shrinks while it is open gives a short
+	 * read here, where a load from the mapping would raise SIGBUS. */
 	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n) == 0 ?
 	       (size_t)n : 0;
 }
@@ -1160,8 +1158,8 @@ Elf *cst_core_file_elf(struct cst_core *c, const char *recorded)
 	if (!f->elf_tried) {
 		f->elf_tried = true;
 		/* Mapped here, privately and copy-on-write as libdwfl maps the files it opens
-		 * itself (ELF_C_READ_MMAP_PRIVATE), so that the reader copies the file's code from
-		 * the same mapping (file_span). */
+		 * itself (ELF_C_READ_MMAP_PRIVATE), so that libelf reads the file in place; the
+		 * core reader's own reads of the file's code stay preads (file_span). */
 		void *map = f->size > 0 && f->size <= SIZE_MAX ?
 			    mmap(NULL, (size_t)f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, f->fd, 0) : MAP_FAILED;
 		f->map = map != MAP_FAILED ? map : NULL;

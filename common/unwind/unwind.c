@@ -157,7 +157,7 @@ struct addr_cache {
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address */
 	struct cst_memo *records;  /* struct record_facts by return address */
 	struct cst_memo *rows;   /* struct analysed by lookup address */
-	struct cst_memo *targets;  /* struct target_facts by call target */
+	struct cst_memo *targets;  /* struct target_facts by the entry a call target resolves to */
 };
 
 struct ra_facts {
@@ -472,19 +472,21 @@ static uint64_t through_stubs(struct cst_unwind *u, uint64_t addr)
 }
 
 /* The function a call to TARGET enters, through linkage stubs: its entry in *ENTRY, and
- * whether *FN (its function) is known; remembered per TARGET. */
+ * whether *FN (its function) is known.  The stubs are followed each time (a stub's GOT slot
+ * changes when a live process binds it lazily); the function is remembered per entry. */
 static bool call_target_func(struct cst_unwind *u, uint64_t target, uint64_t *entry, struct cst_func *fn)
 {
 	struct addr_cache *ac = addr_cache(u);
-	const struct target_facts *m = ac ? cst_memo_get(ac->targets, target) : NULL;
+	uint64_t resolved = through_stubs(u, target);
+	const struct target_facts *m = ac ? cst_memo_get(ac->targets, resolved) : NULL;
 	struct target_facts v;
 	if (m) {
 		v = *m;
 	} else {
-		v.entry = through_stubs(u, target);
+		v.entry = resolved;
 		v.found = cst_unwind_func(u, v.entry, &v.fn) == 0;
 		if (ac)
-			cst_memo_put(ac->targets, target, &v);
+			cst_memo_put(ac->targets, resolved, &v);
 	}
 	*entry = v.entry;
 	if (v.found)
