@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Caps: commands ever defined per plugin instance, the text of a line command, the lines of a
+/* Caps: commands ever defined per plugin instance, the text of a line command (and of one
+ * inline `printf`), the lines of a
  * thread command and of all thread commands together. */
 #define MAX_LINE_CMDS 4096
 #define MAX_LINE_LEN 1024
@@ -252,11 +253,18 @@ void cst_answer_echo(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
-/* A line of the answer written inline (no command for it). */
+/* A line of the answer written inline (no command for it): a long one as several `printf`
+ * commands of MAX_LINE_LEN bytes at most, as gdb copies a format string onto its stack
+ * (alloca in gdbsupport/format.cc): a name of megabytes would overflow it. */
 static void put_inline(FILE *f, const struct item *it)
 {
 	if (printable(it->p, it->len)) {
-		put_printf(f, "", it->p, it->len, it->nl);
+		size_t done = 0;
+		do {
+			size_t n = it->len - done < MAX_LINE_LEN ? it->len - done : MAX_LINE_LEN;
+			put_printf(f, "", it->p + done, n, it->nl && done + n == it->len);
+			done += n;
+		} while (done < it->len);
 		return;
 	}
 	char *s = strndup(it->p, it->len + (it->nl ? 1 : 0));
