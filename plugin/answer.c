@@ -241,11 +241,11 @@ void cst_answer_echo(FILE *f, const char *text)
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		if (*p == '\n')
 			fputs("\\n", f);
-		else if (*p == '\\')
+		else if (*p == '\\' && p[1])
 			fputs("\\\\", f);
 		else if (*p == ' ' && (p == (const unsigned char *)text || !p[1]))
 			fputs("\\ ", f);
-		else if (*p < 0x20 || *p >= 0x7f || *p == '$')
+		else if (*p < 0x20 || *p >= 0x7f || *p == '$' || *p == '\\')
 			fprintf(f, "\\%03o", *p);
 		else
 			fputc(*p, f);
