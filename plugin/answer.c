@@ -7,8 +7,7 @@
 #include <string.h>
 
 /* Caps: commands ever defined per plugin instance, the text of a line command (and of one
- * inline `printf`), the lines of a
- * thread command and of all thread commands together. */
+ * inline `printf`), the lines of a thread command and of all thread commands together. */
 #define MAX_LINE_CMDS 4096
 #define MAX_LINE_LEN 1024
 #define MAX_THREAD_CMDS 4096
