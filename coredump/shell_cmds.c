@@ -258,8 +258,11 @@ int cmd_info_frame(struct shell *sh, const char *args)
 	const char *m = cst_marker_name(f->marker);
 	if (m)
 		fprintf(sh->out, " marker: [%s]\n", m);
-	if (f->note[0])
-		fprintf(sh->out, " note: %s\n", f->note);
+	if (f->note[0]) {
+		fputs(" note: ", sh->out);
+		cst_fputs_escaped(f->note, sh->out);
+		fputc('\n', sh->out);
+	}
 	if (f->signal_frame)
 		fprintf(sh->out, " signal frame: its caller was interrupted\n");
 	if (b->inlined)

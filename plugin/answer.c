@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Caps: commands ever defined per plugin instance, the text of a line command, the lines of a
- * thread command and of all thread commands together. */
+/* Caps: commands ever defined per plugin instance, the text of a line command (and of one
+ * inline `printf`), the lines of a thread command and of all thread commands together. */
 #define MAX_LINE_CMDS 4096
 #define MAX_LINE_LEN 1024
 #define MAX_THREAD_CMDS 4096
@@ -240,11 +240,11 @@ void cst_answer_echo(FILE *f, const char *text)
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		if (*p == '\n')
 			fputs("\\n", f);
-		else if (*p == '\\')
+		else if (*p == '\\' && p[1])
 			fputs("\\\\", f);
 		else if (*p == ' ' && (p == (const unsigned char *)text || !p[1]))
 			fputs("\\ ", f);
-		else if (*p < 0x20 || *p >= 0x7f || *p == '$')
+		else if (*p < 0x20 || *p >= 0x7f || *p == '$' || *p == '\\')
 			fprintf(f, "\\%03o", *p);
 		else
 			fputc(*p, f);
@@ -252,11 +252,18 @@ void cst_answer_echo(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
-/* A line of the answer written inline (no command for it). */
+/* A line of the answer written inline (no command for it): a long one as several `printf`
+ * commands of MAX_LINE_LEN bytes at most, as gdb copies a format string onto its stack
+ * (alloca in gdbsupport/format.cc): a name of megabytes would overflow it. */
 static void put_inline(FILE *f, const struct item *it)
 {
 	if (printable(it->p, it->len)) {
-		put_printf(f, "", it->p, it->len, it->nl);
+		size_t done = 0;
+		do {
+			size_t n = it->len - done < MAX_LINE_LEN ? it->len - done : MAX_LINE_LEN;
+			put_printf(f, "", it->p + done, n, it->nl && done + n == it->len);
+			done += n;
+		} while (done < it->len);
 		return;
 	}
 	char *s = strndup(it->p, it->len + (it->nl ? 1 : 0));

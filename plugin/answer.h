@@ -42,8 +42,9 @@ void cst_answer_script(struct cst_answer_cache *c, FILE *f, unsigned long seq, c
 
 /* Writes an `echo` command that prints TEXT: C escapes, "\n" for a line end, "\ " for a space
  * gdb would drop (first or last on the line), and an octal escape for a control character,
- * a byte of 0x7f or more, and '$' (a user-defined command's $argN must not be substituted into
- * the text) (gdb manual, "Commands for Controlled Output"). */
+ * a byte of 0x7f or more, '$' (a user-defined command's $argN must not be substituted into
+ * the text) and a '\\' that ends TEXT (gdb joins a line that ends in '\\' to the next) (gdb
+ * manual, "Commands for Controlled Output"). */
 void cst_answer_echo(FILE *f, const char *text);
 
 #endif

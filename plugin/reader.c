@@ -18,6 +18,7 @@
 
 #include "backtrace.h"
 #include "error.h"
+#include "escape.h"
 #include "fpbt.h"
 #include "gdb_target.h"
 #include "inferior.h"
@@ -116,14 +117,18 @@ static void fpbt_answer_walk(struct reader *r, const struct cst_fpbt_request *rq
 	free(text);
 }
 
+/* An error line: ARG escaped (escape.h), as it can name a file of the core or of a remote
+ * target; cut to one line of 255 bytes at most. */
 static void fpbt_answer_error(unsigned long seq, const char *fmt, const char *arg)
 {
-	char line[256];
-	int n = snprintf(line, sizeof line, fmt, arg);
-	if (n > 0 && (size_t)n < sizeof line - 1) {
-		line[n] = '\n';
-		line[n + 1] = 0;
-	}
+	char line[256], esc[256];
+	int n = snprintf(line, sizeof line, fmt, cst_esc(arg, esc, sizeof esc));
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n] = '\n';
+	line[n + 1] = 0;
 	cst_fpbt_answer(seq, line);
 }
 

@@ -926,6 +926,64 @@ if [ -n "$exe" ] && mk terminal_injection ntfile-rename "$exe" "$evil"; then
     else pass terminal_injection.shell; fi
 fi
 
+# terminal_injection.note: a file's code mapped again far from its module (a copy) is named in
+# -v's note ("a copy of FILE's code") by its NT_FILE name, a file name the process chose: the
+# note shows it escaped, in the text and in the shell's frame details
+cat > "$W/copied.c" <<'EOF'
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#define NOINLINE __attribute__((noinline, noipa))
+static volatile int sink;
+NOINLINE void crash(void) { abort(); }
+NOINLINE void via_copy(void (*f)(void)) { f(); sink++; }
+extern char __executable_start[];
+int main(int argc, char **argv)
+{
+	/* argv[1], a copy of this program: its page of via_copy mapped 512 MiB after its
+	 * offset 0, and called there */
+	int fd = argc > 1 ? open(argv[1], O_RDONLY) : -1;
+	uintptr_t at = (uintptr_t)via_copy - (uintptr_t)__executable_start;
+	char *base = mmap(NULL, 1 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || base == MAP_FAILED || mmap(base, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return 2;
+	char *copy = mmap(base + (512 << 20), 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd,
+			  (off_t)(at & ~(uintptr_t)4095));
+	if (copy == MAP_FAILED)
+		return 2;
+	((void (*)(void (*)(void)))(copy + (at & 4095)))(crash);
+	return sink;
+}
+EOF
+evil=$'lib\n#9  0xdead in evil () from x\e]0;title\a.so'
+if gcc -O1 -fno-omit-frame-pointer -no-pie -o "$W/copied" "$W/copied.c" 2>/dev/null && cp "$W/copied" "$W/$evil" &&
+   python3 "$TOP/tests/lib/mkcore.py" crash "$W/copied.core" "$W/copied" "$W/$evil" >/dev/null 2>&1; then
+    LAST_CMD="corestack -v copied.core"
+    timeout "$TIMEOUT" "$CS" -v "$W/copied.core" >"$W/out" 2>"$W/err"
+    RC=$?
+    n=$(sed -n 's/^#\([0-9]*\) .* from a copy of .*/\1/p' "$W/out" | head -1)
+    if [ $RC -ge 124 ]; then fail terminal_injection.note "exit status $RC"
+    elif ! grep -q "; a copy of $W/lib" "$W/out"; then
+        fail terminal_injection.note "no note names the copy: $(grep -A1 'a copy of' "$W/out" | head -2 | cat -v)"
+    elif grep -q '^#9  0xdead' "$W/out" || grep -q $'[\e\a]' "$W/out" "$W/err"; then
+        fail terminal_injection.note "raw control characters or a forged frame line: $(grep -A1 'a copy of' "$W/out" | cat -v | head -3)"
+    elif ! grep -qF "lib\\n#9  0xdead in evil () from x\\x1b]0;title\\x07.so's code outside its module" "$W/out"; then
+        fail terminal_injection.note "the note does not show the name escaped: $(grep 'a copy of' "$W/out" | tail -1)"
+    else pass terminal_injection.note; fi
+    LAST_CMD="corestack -i copied.core; frame $n; info frame"
+    printf 'frame %s\ninfo frame\n' "${n:-6}" | timeout "$TIMEOUT" "$CS" -i "$W/copied.core" >"$W/out" 2>"$W/err"
+    RC=$?
+    if [ $RC -ge 124 ]; then fail terminal_injection.note.shell "exit status $RC"
+    elif ! grep -q "note: a copy of $W/lib" "$W/out"; then
+        fail terminal_injection.note.shell "no note names the copy in frame ${n:-?}: $(grep -i note "$W/out" | head -2 | cat -v)"
+    elif grep -q '^#9  0xdead' "$W/out" || grep -q $'[\e\a]' "$W/out" "$W/err"; then
+        fail terminal_injection.note.shell "raw control characters or a forged frame line in the shell's output"
+    else pass terminal_injection.note.shell; fi
+else
+    skip terminal_injection.note "gcc or mkcore.py could not make the program that calls a copy of its code, or its core"
+fi
+
 # shrunk_while_open: the core loses its tail while corestack has it open (the shell keeps it
 # open between commands).  Reading a thread's stack from the lost part is a failed read that
 # stops the walk with its reason, never SIGBUS (as reading through the file's mapping was).

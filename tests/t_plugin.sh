@@ -8,7 +8,8 @@
 #   finish    after fpbt returns to the real caller, `next` then steps in it.
 # Then: loading twice, unloading and loading again, an i386 process and core, unreadable
 # memory, a core without its executable, function names gdb's printf and command lines would
-# misread, a second inferior with its own core, and every core (plus hostile variants) with `bt` and `fpbt` on every thread: gdb
+# misread, a function name of megabytes, an error naming a core file with control characters,
+# a second inferior with its own core, and every core (plus hostile variants) with `bt` and `fpbt` on every thread: gdb
 # must never abort.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -408,6 +409,60 @@ if cc -O1 -fno-omit-frame-pointer -c "$W/names.c" -o "$W/names.o" 2>/dev/null &&
 	done
 else
 	skip plugin-hostile-names "cc, objcopy or mkcore.py could not make the program or its core"
+fi
+
+# --- a function name of megabytes: gdb copies a printf format onto its stack, so fpbt must
+# print such a line in pieces; gdb's stack is limited to 2 MiB here, so that a name of 3 MiB
+# is beyond it (a default stack of 8 MiB meets a name of 9 MiB the same way)
+if cc -O1 -fno-omit-frame-pointer -c "$W/names.c" -o "$W/long.o" 2>/dev/null &&
+	python3 -c "print('n2 ' + 'L' * (3 << 20))" > "$W/long.syms" &&
+	objcopy --redefine-syms="$W/long.syms" "$W/long.o" && cc -o "$W/long" "$W/long.o" &&
+	python3 tests/lib/mkcore.py crash "$W/long.core" "$W/long" 2>/dev/null >/dev/null; then
+	"$CS" "$W/long.core" | grep '^#' > "$W/long.want"
+	for g in $GDBS; do
+		G=GDB_$g
+		out=$W/long-$g.out
+		(ulimit -s 2048; timeout 300 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" \
+			-ex 'echo @@1\n' -ex fpbt -ex 'echo @@done\n' "$W/long" "$W/long.core" > "$out" 2>&1 < /dev/null)
+		sed -n '/^@@1$/,/^@@/p' "$out" | grep -v '^@@\|^warning:' > "$W/long.got"
+		if broken "$out"; then
+			fail "plugin-long-name-$g" "gdb died: $(tail -3 "$out" | cut -c1-100 | tr '\n' ' ')"
+		elif ! grep -q 'LLLLLLLL' "$W/long.want"; then
+			fail "plugin-long-name-$g" "corestack's own frames lack the long name"
+		elif ! cmp -s "$W/long.got" "$W/long.want"; then
+			fail "plugin-long-name-$g" "fpbt differs from corestack: $(diff "$W/long.got" "$W/long.want" | head -4 | cut -c1-100 | tr '\n' ' ')"
+		else
+			pass "plugin-long-name-$g"
+		fi
+	done
+	rm -f "$W/long.syms" "$W/long.o"
+else
+	skip plugin-long-name "cc, objcopy or mkcore.py could not make the program or its core"
+fi
+
+# --- an error naming a core whose file name has control characters (ESC, a newline), cut at
+# 255 bytes on a backslash: fpbt prints it escaped, on one line, and nothing else
+pad=$(printf '%*s' $((235 - ${#W})) '' | tr ' ' A)
+evil=$'e\e[31m\n'"$pad"'\tail.core'
+if [ -s "$W/names.core" ] && python3 tests/lib/mkbad.py prstatus-missing "$W/names.core" "$W/$evil" >/dev/null 2>&1; then
+	for g in $GDBS; do
+		G=GDB_$g
+		out=$W/evilname-$g.out
+		timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -ex 'echo @@1\n' -ex fpbt \
+			-ex 'echo @@done\n' "$W/names" "$W/$evil" > "$out" 2>&1 < /dev/null
+		sed -n '/^@@1$/,/^@@/p' "$out" | grep -v '^@@\|^warning:' > "$W/evilname.got"
+		if broken "$out"; then
+			fail "plugin-error-escaped-$g" "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+		elif grep -q $'\e' "$W/evilname.got" || [ "$(wc -l < "$W/evilname.got")" != 1 ] ||
+			! grep -qF 'corestack: '"$W"'/e\x1b[31m\nAAAA' "$W/evilname.got"; then
+			fail "plugin-error-escaped-$g" "want one escaped error line: $(cat -v "$W/evilname.got" | cut -c1-60 | tr '\n' ' ')"
+		else
+			pass "plugin-error-escaped-$g"
+		fi
+	done
+	rm -f "$W/$evil"
+else
+	skip plugin-error-escaped "no core of names, or mkbad.py could not damage it"
 fi
 
 # --- a second inferior with its own core (add-inferior, core-file): fpbt and bt there walk

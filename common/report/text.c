@@ -199,8 +199,11 @@ static void frame_line(struct line *l, const struct bt_frame *b, const struct bt
 			cst_found_by_description(b->f.found_by));
 		if (b->f.cfa)
 			fprintf(out, ", cfa 0x%" PRIx64, b->f.cfa);
-		if (b->f.note[0])
-			fprintf(out, "; %s", b->f.note);
+		if (b->f.note[0]) {
+			/* a note can name a module, a path from the core */
+			fputs("; ", out);
+			cst_fputs_escaped(b->f.note, out);
+		}
 		fputc('\n', out);
 	}
 }
