@@ -82,7 +82,8 @@ int files_open_core(const char *core, const struct files_options *fo, int *fd, c
 			size_t n = strlen(err);
 			snprintf(err + n, errlen - n, " (see --max-core-size)");
 		}
-		fprintf(stderr, "corestack: %s: %s\n", core, err);
+		char shown[1024];
+		fprintf(stderr, "corestack: %s: %s\n", cst_esc(core, shown, sizeof shown), err);
 		return 2;
 	}
 	return 0;
@@ -102,18 +103,20 @@ int files_perfmap(struct cst_process *proc, const struct files_options *fo, cons
 	if (!map)
 		return 0;
 	struct cst_perfmap *m = NULL;
+	char shown[1024];
 	int rc = cst_perfmap_open(map, !fo->perf_map, &m, err, sizeof err);
 	if (rc < 0 && (fo->perf_map || rc != -CST_E_NOENT)) {
-		fprintf(stderr, "corestack: %s: perf map %s: %s\n", what, map, err);
+		fprintf(stderr, "corestack: %s: perf map %s: %s\n", cst_esc(what, shown, sizeof shown), map, err);
 		warned = 1;
 	}
 	if (m) {
 		if (cst_perfmap_bad_lines(m))
-			fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n", what,
+			fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n",
+				cst_esc(what, shown, sizeof shown),
 				map, cst_perfmap_bad_lines(m));
 		if (cst_perfmap_truncated(m))
 			fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)\n",
-				what, map, cst_perfmap_entries(m),
+				cst_esc(what, shown, sizeof shown), map, cst_perfmap_entries(m),
 				(unsigned long long)(CST_PERFMAP_MAX_BYTES >> 20), CST_PERFMAP_MAX_ENTRIES);
 		cst_process_set_perfmap(proc, m);
 	}
@@ -131,7 +134,8 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 	for (size_t i = 0; i < st->modules.n; i++) {
 		if (!st->modules.v[i].package_error)
 			continue;
-		fprintf(stderr, "corestack: %s: ", what);
+		char shown[1024];
+		fprintf(stderr, "corestack: %s: ", cst_esc(what, shown, sizeof shown));
 		cst_fputs_escaped(st->modules.v[i].package_error, stderr);
 		fputc('\n', stderr);
 	}

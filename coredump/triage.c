@@ -1,6 +1,7 @@
 /* Many cores in one run: output framing, signatures, grouping, summary.  See triage.h. */
 #include "triage.h"
 #include "error.h"
+#include "escape.h"
 
 #include <json.h>
 #include <stdlib.h>
@@ -64,7 +65,8 @@ void tr_core_begin(struct triage *tr, int i, const char *path)
 	tr->index = i;
 	stream_setup(tr);
 	if (tr->progress) {
-		fprintf(stderr, "\033[K[%d/%d] %s\r", i + 1, tr->ncores, path);
+		char shown[1024];
+		fprintf(stderr, "\033[K[%d/%d] %s\r", i + 1, tr->ncores, cst_esc(path, shown, sizeof shown));
 		fflush(stderr);
 	}
 	if (!tr->json && !tr_quiet(tr) && i > 0)
@@ -293,8 +295,9 @@ void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, 
 	} else if (!tr_quiet(tr)) {
 		print_groups(tr, bo);
 	} else if (tr->o->signature && !tr->o->summary && tr->have_sig) {
-		fprintf(tr->out, bo->color ? "%s: " C_HASH "%s" C_RESET " %s\n" : "%s: %s %s\n", path,
-			tr->sig.hash, tr->sig.text);
+		char shown[1024];
+		fprintf(tr->out, bo->color ? "%s: " C_HASH "%s" C_RESET " %s\n" : "%s: %s %s\n",
+			cst_esc(path, shown, sizeof shown), tr->sig.hash, tr->sig.text);
 	}
 	fflush(tr->out);
 	if (tr->have_sig)
@@ -364,7 +367,8 @@ static void print_summary(struct triage *tr, const struct bt_options *bo)
 		struct tr_sig_count *c = &tr->counts[i];
 		fprintf(tr->out, bo->color ? "%6zu  " C_HASH "%s" C_RESET "  %s\n" : "%6zu  %s  %s\n", c->n,
 			c->hash, c->text);
-		fprintf(tr->out, "%6s  e.g. %s\n", "", c->cores[0]);
+		char shown[1024];
+		fprintf(tr->out, "%6s  e.g. %s\n", "", cst_esc(c->cores[0], shown, sizeof shown));
 	}
 }
 

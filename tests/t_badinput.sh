@@ -1004,6 +1004,28 @@ else
     skip shrunk_while_open "no core of $TP (make test-progs)"
 fi
 
+# core_name_escaped: a core's own file name (chosen by whoever named it: core.%e takes the
+# crashing program's name) reaches the terminal escaped in every mode and in every error.
+ESC=$(printf '\033')
+if [ -e "$W/shrink.core" ] || python3 "$TOP/tests/lib/mkcore.py" crash "$W/shrink.core" "$TP" >/dev/null 2>&1; then
+    python3 "$TOP/tests/lib/mkcore.py" crash "$W/name${ESC}[31m.core" "$TP" >/dev/null 2>&1
+    printf 'not an ELF file' > "$W/bad${ESC}[31m.core"
+    raw=""
+    for mode in "" --signature --summary --json; do
+        LAST_CMD="corestack $mode on a core named with ESC"
+        timeout "$TIMEOUT" "$CS" $mode "$W/name${ESC}[31m.core" "$W/bad${ESC}[31m.core" >"$W/out" 2>"$W/err"
+        grep -q "$ESC" "$W/out" "$W/err" && raw="$raw ${mode:-text}"
+    done
+    printf 'bt\n' | timeout "$TIMEOUT" "$CS" -i "$W/name${ESC}[31m.core" >"$W/out" 2>"$W/err"
+    grep -q "$ESC" "$W/out" "$W/err" && raw="$raw shell"
+    timeout "$TIMEOUT" "$CS" -i "$W/bad${ESC}[31m.core" </dev/null >"$W/out" 2>"$W/err"
+    grep -q "$ESC" "$W/out" "$W/err" && raw="$raw shell-error"
+    if [ -n "$raw" ]; then fail core_name_escaped "raw ESC in:$raw"
+    else pass core_name_escaped; fi
+else
+    skip core_name_escaped "no core of $TP (make test-progs)"
+fi
+
 # module_shrunk_while_open: a file the core names (its program) loses its content while the
 # shell has it open; libelf and libdwfl read such files through mappings, where a load from
 # the lost part raises SIGBUS: one line naming the core and status 2, never a crash.
