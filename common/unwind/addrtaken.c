@@ -157,7 +157,8 @@ static struct cst_addrtaken *build(struct cst_unwind *u, Dwfl_Module *mod)
 		free(b.addr);
 		return NULL;
 	}
-	qsort(b.addr, b.n, sizeof *b.addr, cmp_u64);
+	if (b.n > 1)         /* b.addr is NULL when nothing was collected */
+		qsort(b.addr, b.n, sizeof *b.addr, cmp_u64);
 	size_t n = 0;
 	for (size_t i = 0; i < b.n; i++)
 		if (n == 0 || b.addr[n - 1] != b.addr[i])
@@ -198,7 +199,7 @@ struct cst_memo *cst_addrtaken_results(struct cst_unwind *u, size_t value_size)
 
 bool cst_addrtaken_has(const struct cst_addrtaken *set, uint64_t addr)
 {
-	return set && bsearch(&addr, set->addr, set->n, sizeof addr, cmp_u64) != NULL;
+	return set && set->n > 0 && bsearch(&addr, set->addr, set->n, sizeof addr, cmp_u64) != NULL;
 }
 
 void cst_addrtaken_cache_free(struct cst_unwind_env *env)
