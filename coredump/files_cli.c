@@ -2,6 +2,7 @@
  * --debug-cache, --no-debug-cache,
  * a compressed core or one on standard input, and what is printed about them. */
 #include "files_cli.h"
+#include "diag.h"
 #include "escape.h"
 #include "debugcache.h"
 #include "debugdirs.h"
@@ -82,8 +83,7 @@ int files_open_core(const char *core, const struct files_options *fo, int *fd, c
 			size_t n = strlen(err);
 			snprintf(err + n, errlen - n, " (see --max-core-size)");
 		}
-		char shown[1024];
-		fprintf(stderr, "corestack: %s: %s\n", cst_esc(core, shown, sizeof shown), err);
+		cli_diag(core, "%s", err);
 		return 2;
 	}
 	return 0;
@@ -103,20 +103,17 @@ int files_perfmap(struct cst_process *proc, const struct files_options *fo, cons
 	if (!map)
 		return 0;
 	struct cst_perfmap *m = NULL;
-	char shown[1024];
 	int rc = cst_perfmap_open(map, !fo->perf_map, &m, err, sizeof err);
 	if (rc < 0 && (fo->perf_map || rc != -CST_E_NOENT)) {
-		fprintf(stderr, "corestack: %s: perf map %s: %s\n", cst_esc(what, shown, sizeof shown), map, err);
+		cli_diag(what, "perf map %s: %s", map, err);
 		warned = 1;
 	}
 	if (m) {
 		if (cst_perfmap_bad_lines(m))
-			fprintf(stderr, "corestack: %s: perf map %s: %zu malformed line(s) skipped\n",
-				cst_esc(what, shown, sizeof shown),
-				map, cst_perfmap_bad_lines(m));
+			cli_diag(what, "perf map %s: %zu malformed line(s) skipped", map, cst_perfmap_bad_lines(m));
 		if (cst_perfmap_truncated(m))
-			fprintf(stderr, "corestack: %s: perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)\n",
-				cst_esc(what, shown, sizeof shown), map, cst_perfmap_entries(m),
+			cli_diag(what, "perf map %s: read only its first %zu entries (size bound: %llu MiB, %d entries)",
+				map, cst_perfmap_entries(m),
 				(unsigned long long)(CST_PERFMAP_MAX_BYTES >> 20), CST_PERFMAP_MAX_ENTRIES);
 		cst_process_set_perfmap(proc, m);
 	}
@@ -135,9 +132,7 @@ int files_begin(struct files_state *st, const struct files_options *fo, struct c
 		if (!st->modules.v[i].package_error)
 			continue;
 		char shown[1024];
-		fprintf(stderr, "corestack: %s: ", cst_esc(what, shown, sizeof shown));
-		cst_fputs_escaped(st->modules.v[i].package_error, stderr);
-		fputc('\n', stderr);
+		cli_diag(what, "%s", cst_esc(st->modules.v[i].package_error, shown, sizeof shown));
 	}
 	if (doc)
 		bt_json_add_modules(doc, &st->modules);

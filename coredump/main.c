@@ -4,6 +4,7 @@
  * stopped early or a module's build-id did not match; 2 the core (or process) could not be
  * used; 64 usage error.  With several cores, the highest code of any core. */
 #include "backtrace.h"
+#include "diag.h"
 #include "escape.h"
 #include "error.h"
 #include "files_cli.h"
@@ -217,9 +218,8 @@ static int parse_args(int argc, char **argv, struct options *o)
  * found while walking) is said first. */
 static void print_warnings(struct cst_core *c, const char *what, size_t *done)
 {
-	char shown[1024];
 	for (; c && *done < cst_core_nwarnings(c); ++*done)
-		fprintf(stderr, "corestack: %s: %s\n", cst_esc(what, shown, sizeof shown), cst_core_warning(c, *done));
+		cli_diag(what, "%s", cst_core_warning(c, *done));
 }
 
 /* Walks and prints one thread into T (whose frames the next thread reuses; T->tid, crashed
@@ -247,9 +247,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 	int partial = t->rc < 0;
 	if (partial) {
 		print_warnings(core, what, warned);
-		char shown[1024];
-		fprintf(stderr, "corestack: %s: thread %d: walk stopped early: %s\n", cst_esc(what, shown, sizeof shown),
-			t->tid, t->stop);
+		cli_diag(what, "thread %d: walk stopped early: %s", t->tid, t->stop);
 	}
 	return partial;
 }
@@ -299,7 +297,7 @@ static struct cst_process *volatile kept_until_exit;
  * apart piece by piece, a good part of the time on a core of hundreds of libraries. */
 static int run_core(const struct options *o, struct triage *tr, bool last)
 {
-	char err[256], shown[1024];
+	char err[256];
 	struct cst_process *proc;
 	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
 	if (files_open_core(o->core, &o->files, &copt.fd, err, sizeof err)) {
@@ -308,15 +306,14 @@ static int run_core(const struct options *o, struct triage *tr, bool last)
 	}
 	int rc = cst_process_open_core(&proc, o->core, &copt, err, sizeof err);
 	if (rc < 0) {
-		fprintf(stderr, "corestack: %s: %s\n", cst_esc(o->core, shown, sizeof shown), err);
+		cli_diag(o->core, "%s", err);
 		tr_core_error(tr, o->core, err);
 		return EXIT_UNUSABLE;
 	}
 	struct cst_core *core = cst_process_core(proc);
 	struct cst_symbols *syms = cst_process_symbols(proc);
 	if (!syms)
-		fprintf(stderr, "corestack: %s: %s (no symbols)\n", cst_esc(o->core, shown, sizeof shown),
-			cst_process_symbols_error(proc));
+		cli_diag(o->core, "%s (no symbols)", cst_process_symbols_error(proc));
 	else
 		cst_symbols_set_raw(syms, o->bt.raw);
 

@@ -4,6 +4,7 @@
 #include "shell_int.h"
 #include "error.h"
 #include "escape.h"
+#include "diag.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -305,18 +306,17 @@ static void on_interrupt(int sig)
 static int open_session(struct shell *sh, const char *path, const struct cst_core_options *copt,
 			unsigned max_frames)
 {
-	char err[256], shown[1024];
+	char err[256];
 	sh->path = path;
 	sh->out = stdout;
 	if (cst_process_open_core(&sh->process, path, copt, err, sizeof err) < 0) {
-		fprintf(stderr, "corestack: %s: %s\n", cst_esc(path, shown, sizeof shown), err);
+		cli_diag(path, "%s", err);
 		return -1;
 	}
 	sh->core = cst_process_core(sh->process);
 	sh->syms = cst_process_symbols(sh->process);
 	if (!sh->syms)
-		fprintf(stderr, "corestack: %s: %s (no symbols)\n", cst_esc(path, shown, sizeof shown),
-			cst_process_symbols_error(sh->process));
+		cli_diag(path, "%s (no symbols)", cst_process_symbols_error(sh->process));
 	else
 		cst_symbols_set_raw(sh->syms, sh->bt.raw);
 	bt_process_from(&sh->proc, sh->process, path);
@@ -326,7 +326,7 @@ static int open_session(struct shell *sh, const char *path, const struct cst_cor
 	sh->threads = calloc(sh->nthreads, sizeof *sh->threads);
 	sh->walked = calloc(sh->nthreads, sizeof *sh->walked);
 	if (!sh->threads || !sh->walked) {
-		fprintf(stderr, "corestack: %s: out of memory\n", cst_esc(path, shown, sizeof shown));
+		cli_diag(path, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -338,9 +338,8 @@ static void print_new_warnings(struct shell *sh)
 	if (sh->warned >= cst_core_nwarnings(sh->core))
 		return;
 	fflush(sh->out);
-	char shown[1024];
 	for (; sh->warned < cst_core_nwarnings(sh->core); sh->warned++)
-		fprintf(stderr, "corestack: %s: %s\n", cst_esc(sh->path, shown, sizeof shown), cst_core_warning(sh->core, sh->warned));
+		cli_diag(sh->path, "%s", cst_core_warning(sh->core, sh->warned));
 	fflush(stderr);
 }
 
