@@ -73,7 +73,23 @@ static int gdb_read_direct(void *priv, uint64_t addr, void *buf, size_t len)
 	return read_direct((gdb_target_read *)priv, addr, buf, len);
 }
 
-static const struct cst_target_ops gdb_ops = { .read = gdb_read };
+/* The inferior's own target (its core file or its /proc maps), which knows what memory holds
+ * code no module covers; gdb's reader does not. */
+static const struct cst_target *code_facts;
+
+static bool gdb_anon_code(void *priv, uint64_t addr)
+{
+	return code_facts && cst_target_anon_code(code_facts, addr);
+}
+
+static const char *gdb_copied_code(void *priv, uint64_t addr)
+{
+	return code_facts ? cst_target_copied_code(code_facts, addr) : NULL;
+}
+
+static const struct cst_target_ops gdb_ops = {
+	.read = gdb_read, .anon_code = gdb_anon_code, .copied_code = gdb_copied_code,
+};
 static const struct cst_target_ops gdb_direct_ops = { .read = gdb_read_direct };
 
 void cst_gdb_target_init_direct(struct cst_target *t, gdb_target_read *read, bool big_endian)
@@ -84,9 +100,10 @@ void cst_gdb_target_init_direct(struct cst_target *t, gdb_target_read *read, boo
 }
 
 void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian,
-			 uint64_t memory_id)
+			 uint64_t memory_id, const struct cst_target *facts)
 {
 	static uint64_t last_id;
+	code_facts = facts;
 	t->ops = &gdb_ops;
 	t->priv = (void *)read;
 	t->big_endian = big_endian;

@@ -12,9 +12,11 @@
  * it).  BIG_ENDIAN is the inferior's byte order.  Reads go through a cache of aligned blocks
  * of 1 KiB (one for every target: gdb makes one unwind call at a time), which this call
  * empties unless MEMORY_ID is not 0 and the same as the last call's: memory that does not
- * change (a core file's), named by the caller. */
+ * change (a core file's), named by the caller.  FACTS (NULL: none) is the inferior's own
+ * target, asked which addresses hold code no module covers (JIT code, a copy of a file's
+ * code: cst_target_anon_code, cst_target_copied_code); it must outlive T's use. */
 void cst_gdb_target_init(struct cst_target *t, gdb_target_read *read, bool big_endian,
-			 uint64_t memory_id);
+			 uint64_t memory_id, const struct cst_target *facts);
 
 /* Points T at gdb's memory reader READ as cst_gdb_target_init does, without the cache: each
  * read asks gdb. */

@@ -150,6 +150,8 @@ static uint64_t maps_hash(pid_t pid)
 
 void cst_inferior_close(struct cst_inferior *inf)
 {
+	if (inf->live_maps.ops)
+		cst_live_close_target(&inf->live_maps);
 	cst_process_close(inf->proc);
 	free(inf->contexts);
 	memset(inf, 0, sizeof *inf);
@@ -243,7 +245,17 @@ static int open_live(struct cst_inferior *inf, pid_t pid, uint64_t hash)
 	inf->kind = CST_INF_LIVE;
 	inf->pid = pid;
 	inf->maps_hash = hash;
-	return use_process(inf, rc, proc, NULL, err);
+	rc = use_process(inf, rc, proc, NULL, err);
+	if (rc == 0 && cst_live_open_maps(pid, &inf->live_maps) < 0)
+		inf->live_maps.ops = NULL;  /* out of memory: no JIT code known */
+	return rc;
+}
+
+const struct cst_target *cst_inferior_code_facts(const struct cst_inferior *inf)
+{
+	if (inf->kind == CST_INF_LIVE)
+		return inf->live_maps.ops ? &inf->live_maps : NULL;
+	return inf->proc ? cst_process_own_target(inf->proc) : NULL;
 }
 
 /* Keeps the bytes at the lowest stack pointer of INF's threads, as the core holds them: what

@@ -45,6 +45,8 @@ struct cst_inferior {
 	ino_t program_ino;
 	uint64_t flushw;             /* remote SPARC: address of a flushw instruction, 0 if none */
 	const struct cst_arch *arch; /* NULL: an architecture corestack does not unwind */
+	struct cst_target live_maps; /* live: /proc/PID/maps when it was opened, for
+	                                cst_inferior_code_facts (ops NULL: none) */
 	struct cst_process *proc;    /* its image: arch, symbols (NULL on a remote target until
 	                                its modules are read), the unwind environment, whose
 	                                target the reader sets per call */
@@ -73,6 +75,10 @@ int cst_inferior_update(struct cst_inferior *inf, const struct cst_target *memor
  * architecture's ptrace_regs (gdb is their tracer); a core's from its NT_PRSTATUS notes. */
 bool cst_inferior_is_context(struct cst_inferior *inf, uint64_t pc, uint64_t sp);
 
+/* What tells which of INF's memory holds code no module covers (JIT code, a copy of a file's
+ * code): a core's own target, a live process's maps as read when it was opened; NULL for a
+ * remote target.  Valid until INF is updated or closed. */
+const struct cst_target *cst_inferior_code_facts(const struct cst_inferior *inf);
 /* Closes INF and sets INF->why from FMT (one %s, ARG).  Returns CODE. */
 int cst_inferior_unusable(struct cst_inferior *inf, int code, const char *fmt, const char *arg);
 

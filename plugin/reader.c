@@ -305,7 +305,8 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 		return GDB_FAIL;
 	}
 	struct cst_target target;
-	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf));
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf),
+			    cst_inferior_code_facts(&r->inf));
 	if (r->inf.kind == CST_INF_REMOTE) {
 		char sysroot[4096];
 		if (cst_fpbt_read_file("sysroot", sysroot, sizeof sysroot) < 0 || sysroot[0] != '/')
@@ -370,7 +371,8 @@ static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self, struct
 	struct cst_target target;
 	if (read_regs(cb, a, &regs) < 0)
 		return none;
-	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf));
+	cst_gdb_target_init(&target, cb->target_read, a->big_endian, memory_id(&r->inf),
+			    cst_inferior_code_facts(&r->inf));
 	cst_process_set_target(r->inf.proc, &target);
 	int rc = decide(r, &regs, &c);
 	cst_process_set_target(r->inf.proc, NULL);

@@ -244,6 +244,35 @@ core_crash segv fp-stripped segv
 # -g: inlined functions are frames of their own in fpbt
 core_stop leaf-body g leaf leaf body
 core_crash cold g cold
+# JIT code (tests/lang/jit.c, `make lang-progs`): fpbt walks on through code no file backs, as
+# corestack does (the core's own segments say which memory holds code)
+if [ ! -x "$T/lang/jit" ]; then
+	skip plugin-core-jit "$T/lang/jit not built (make lang-progs)"
+elif python3 tests/lib/mkcore.py crash "$W/cores/jit.core" "$T/lang/jit" "" 2> "$W/cores/jit.err" >/dev/null; then
+	on_core jit "$T/lang/jit" "$W/cores/jit.core"
+else
+	fail plugin-core-jit "no core: $(head -1 "$W/cores/jit.err")"
+fi
+# the same program live, waiting in JIT code's callee: gdb attached (the maps say which
+# memory holds code)
+if [ -x "$T/lang/jit" ]; then
+	rm -f "$W/jit.ready"
+	"$T/lang/jit" "" "$W/jit.ready" > /dev/null 2>&1 & jpid=$!
+	for _ in $(seq 100); do [ -s "$W/jit.ready" ] && break; sleep 0.1; done
+	if [ ! -s "$W/jit.ready" ]; then
+		fail plugin-live-jit "the test program did not start"
+	else
+		"$CS" --json -p "$jpid" > "$W/live-jit.json" 2>/dev/null
+		for g in $GDBS; do
+			G=GDB_$g
+			timeout 120 "${!G}" -batch -nx -x "$W/helpers.gdb" -x "$SCRIPT" -p "$jpid" -ex tfp \
+				-ex 'echo @@done\n' > "$W/live-jit-$g.out" 2>&1 < /dev/null
+			r=$(python3 "$CHECK" fpbt "$W/live-jit-$g.out" "$W/live-jit.json" 2>&1) &&
+				pass "plugin-live-jit-$g-fpbt" || fail "plugin-live-jit-$g-fpbt" "$r"
+		done
+	fi
+	kill "$jpid" 2>/dev/null; wait "$jpid" 2>/dev/null
+fi
 for c in leaf-entry-fp-stripped leaf0-body-fp-stripped; do
 	[ -f "$W/live-$c-gdb.core" ] && on_core "$c" "$T/leaf-fp-stripped" "$W/live-$c-gdb.core"
 done

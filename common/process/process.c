@@ -57,6 +57,11 @@ void cst_process_set_target(struct cst_process *p, struct cst_target *t)
 	p->env.target = t ? t : p->own_target;
 }
 
+const struct cst_target *cst_process_own_target(const struct cst_process *p)
+{
+	return p->own_target;
+}
+
 void cst_process_set_perfmap(struct cst_process *p, struct cst_perfmap *m)
 {
 	cst_perfmap_close(p->perfmap);

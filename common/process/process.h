@@ -65,6 +65,9 @@ int cst_process_report_files(struct cst_process *p, size_t n, const char *const 
 /* Makes T the target P's walks read (NULL: P's own target, if any).  T must outlive its use:
  * a debugger's memory callbacks are valid for one call. */
 void cst_process_set_target(struct cst_process *p, struct cst_target *t);
+/* P's own target (its core file, or the live process it opened), NULL for a process a
+ * debugger supplies. */
+const struct cst_target *cst_process_own_target(const struct cst_process *p);
 
 /* Gives P the perf map M (P closes it; NULL: none): the unwind environment's `jit`, which
  * names frames outside every module and tells the unwinder its code is code. */

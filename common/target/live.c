@@ -89,15 +89,16 @@ static const struct cst_target_ops live_ops = {
 	.read = mem_read, .anon_code = mem_anon_code, .copied_code = mem_copied_code,
 };
 
-int cst_live_open_target(pid_t pid, struct cst_target *t)
+/* cst_live_open_target, or cst_live_open_maps when WITH_MEMORY is false. */
+static int open_target(pid_t pid, bool with_memory, struct cst_target *t)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
 	struct live_mem *m = calloc(1, sizeof *m);
 	if (!m)
 		return -CST_E_NOMEM;
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0) {
+	m->fd = with_memory ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (with_memory && m->fd < 0) {
 		int en = errno;
 		free(m);
 		return en == ENOENT ? -CST_E_NOENT : -CST_E_PERM;
@@ -111,11 +112,22 @@ int cst_live_open_target(pid_t pid, struct cst_target *t)
 	return 0;
 }
 
+int cst_live_open_target(pid_t pid, struct cst_target *t)
+{
+	return open_target(pid, true, t);
+}
+
+int cst_live_open_maps(pid_t pid, struct cst_target *t)
+{
+	return open_target(pid, false, t);
+}
+
 void cst_live_close_target(struct cst_target *t)
 {
 	if (t->ops == &live_ops) {
 		struct live_mem *m = t->priv;
-		close(m->fd);
+		if (m->fd >= 0)
+			close(m->fd);
 		cst_procmaps_free(m->maps, m->nmaps);
 		free(m);
 	}

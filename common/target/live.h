@@ -49,6 +49,12 @@ int cst_live_getregs(const struct cst_arch *arch, int tid, struct cst_regs *out)
  * cst_procmap_anon_code).  Returns 0 or -CST_E_PERM / -CST_E_NOENT / -CST_E_NOMEM. *T is
  * filled; release with cst_live_close_target. */
 int cst_live_open_target(pid_t pid, struct cst_target *t);
+/* The same without the memory: no descriptor stays open, every read fails with
+ * -CST_E_MEMORY; anon_code and copied_code answer from /proc/PID/maps as read here (none
+ * when it cannot be read).  For a debugger that reads the memory itself.  Returns 0 or
+ * -CST_E_NOMEM. */
+int cst_live_open_maps(pid_t pid, struct cst_target *t);
+/* Releases what cst_live_open_target or cst_live_open_maps filled T with. */
 void cst_live_close_target(struct cst_target *t);
 
 #endif
