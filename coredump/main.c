@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "error.h"
 #include "files_cli.h"
+#include "heap.h"
 #include "process.h"
 #include "shell.h"
 #include "symbols.h"
@@ -414,6 +415,7 @@ static void bus_error_reading(const char *what)
 int main(int argc, char **argv)
 {
 #ifndef main   /* renamed by the fuzzing harnesses (fuzz/fuzz.mk): a SIGBUS there is a finding */
+	heap_in_huge_pages();
 	struct sigaction bus = { .sa_handler = on_bus_error };
 	sigemptyset(&bus.sa_mask);
 	sigaction(SIGBUS, &bus, NULL);

@@ -48,18 +48,24 @@ struct sortable {
 
 /* Sorts V[0..N) by address, keeping table order among equal addresses: a least-significant
  * digit radix sort, a byte a pass, passes where every address has the same byte skipped
- * (qsort's comparisons were most of the time spent building the index). */
+ * (qsort's comparisons were most of the time spent building the index).  Which bytes differ
+ * is found in one pass first: a module's addresses differ in two or three low bytes. */
 static int sort_by_addr(struct sortable **v, size_t n)
 {
 	struct sortable *tmp = malloc((n ? n : 1) * sizeof *tmp);
 	if (!tmp)
 		return -1;
+	uint64_t any = 0, all = ~0ull;
+	for (size_t i = 0; i < n; i++) {
+		any |= (*v)[i].addr;
+		all &= (*v)[i].addr;
+	}
 	for (int shift = 0; shift < 64; shift += 8) {
+		if (((any ^ all) >> shift & 0xff) == 0)
+			continue;                    /* every address has this byte */
 		size_t count[257] = { 0 };
 		for (size_t i = 0; i < n; i++)
 			count[((*v)[i].addr >> shift & 0xff) + 1]++;
-		if (n && count[((*v)[0].addr >> shift & 0xff) + 1] == n)
-			continue;                    /* every address has this byte */
 		for (int d = 0; d < 256; d++)
 			count[d + 1] += count[d];
 		for (size_t i = 0; i < n; i++)

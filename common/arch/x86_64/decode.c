@@ -61,54 +61,57 @@ static int dwarf_reg(x86_reg r)
 	return -1;
 }
 
-/* The general registers IN writes in any width, bit N for DWARF number N (x86-64 psABI
- * 3.6.2); all of them when capstone cannot tell, or for an instruction that enters the kernel
- * (syscall, sysenter, int: the kernel and a signal handler run before the next one). */
-static uint16_t gprs_written(csh cs, const cs_insn *in)
+/* DWARF number + 1 (x86-64 psABI 3.6.2, figure 3.36) of every capstone register that is a
+ * general register in some width, 0 for the others. */
+static const uint8_t gpr_number[X86_REG_ENDING] = {
+	[X86_REG_RAX] = 1, [X86_REG_EAX] = 1, [X86_REG_AX] = 1, [X86_REG_AL] = 1, [X86_REG_AH] = 1,
+	[X86_REG_RDX] = 2, [X86_REG_EDX] = 2, [X86_REG_DX] = 2, [X86_REG_DL] = 2, [X86_REG_DH] = 2,
+	[X86_REG_RCX] = 3, [X86_REG_ECX] = 3, [X86_REG_CX] = 3, [X86_REG_CL] = 3, [X86_REG_CH] = 3,
+	[X86_REG_RBX] = 4, [X86_REG_EBX] = 4, [X86_REG_BX] = 4, [X86_REG_BL] = 4, [X86_REG_BH] = 4,
+	[X86_REG_RSI] = 5, [X86_REG_ESI] = 5, [X86_REG_SI] = 5, [X86_REG_SIL] = 5,
+	[X86_REG_RDI] = 6, [X86_REG_EDI] = 6, [X86_REG_DI] = 6, [X86_REG_DIL] = 6,
+	[X86_REG_RBP] = 7, [X86_REG_EBP] = 7, [X86_REG_BP] = 7, [X86_REG_BPL] = 7,
+	[X86_REG_RSP] = 8, [X86_REG_ESP] = 8, [X86_REG_SP] = 8, [X86_REG_SPL] = 8,
+	[X86_REG_R8] = 9, [X86_REG_R8D] = 9, [X86_REG_R8W] = 9, [X86_REG_R8B] = 9,
+	[X86_REG_R9] = 10, [X86_REG_R9D] = 10, [X86_REG_R9W] = 10, [X86_REG_R9B] = 10,
+	[X86_REG_R10] = 11, [X86_REG_R10D] = 11, [X86_REG_R10W] = 11, [X86_REG_R10B] = 11,
+	[X86_REG_R11] = 12, [X86_REG_R11D] = 12, [X86_REG_R11W] = 12, [X86_REG_R11B] = 12,
+	[X86_REG_R12] = 13, [X86_REG_R12D] = 13, [X86_REG_R12W] = 13, [X86_REG_R12B] = 13,
+	[X86_REG_R13] = 14, [X86_REG_R13D] = 14, [X86_REG_R13W] = 14, [X86_REG_R13B] = 14,
+	[X86_REG_R14] = 15, [X86_REG_R14D] = 15, [X86_REG_R14W] = 15, [X86_REG_R14B] = 15,
+	[X86_REG_R15] = 16, [X86_REG_R15D] = 16, [X86_REG_R15W] = 16, [X86_REG_R15B] = 16,
+};
+
+/* The registers IN writes, from one question to capstone. */
+struct written {
+	bool known;          /* capstone could tell */
+	uint16_t gprs;       /* the general registers written in any width, bit N for DWARF number N */
+	bool rsp, rbp;       /* rsp, rbp written whole */
+};
+
+static struct written regs_written(csh cs, const cs_insn *in)
 {
-	static const x86_reg alias[16][5] = {
-		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
-		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
-		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
-		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
-		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL },
-		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL },
-		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL },
-		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL },
-		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B },
-		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B },
-		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B },
-		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B },
-		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B },
-		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B },
-		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B },
-		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B },
-	};
 	cs_regs rd, wr;
 	uint8_t nr, nw;
-	uint16_t m = 0;
-	if (in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER || in->id == X86_INS_INT ||
-	    in->id == X86_INS_INT1 || in->id == X86_INS_INT3 || in->id == X86_INS_INTO ||
-	    cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
-		return 0xffff;
-	for (int i = 0; i < nw; i++)
-		for (int r = 0; r < 16; r++)
-			for (int k = 0; k < 5; k++)
-				if (alias[r][k] && wr[i] == alias[r][k])
-					m |= (uint16_t)(1u << r);
-	return m;
+	struct written w = { .known = cs_regs_access(cs, in, rd, &nr, wr, &nw) == CS_ERR_OK };
+	for (int i = 0; w.known && i < nw; i++) {
+		if (wr[i] < X86_REG_ENDING && gpr_number[wr[i]])
+			w.gprs |= (uint16_t)(1u << (gpr_number[wr[i]] - 1));
+		w.rsp |= wr[i] == X86_REG_RSP;
+		w.rbp |= wr[i] == X86_REG_RBP;
+	}
+	return w;
 }
 
-static bool writes_reg(csh cs, const cs_insn *in, x86_reg reg)
+/* The general registers IN writes (W), bit N for DWARF number N; all of them when capstone
+ * cannot tell, or for an instruction that enters the kernel (syscall, sysenter, int: the
+ * kernel and a signal handler run before the next one). */
+static uint16_t gprs_written(const cs_insn *in, const struct written *w)
 {
-	cs_regs rd, wr;
-	uint8_t nr, nw;
-	if (cs_regs_access(cs, in, rd, &nr, wr, &nw) != CS_ERR_OK)
-		return false;
-	for (int i = 0; i < nw; i++)
-		if (wr[i] == reg)
-			return true;
-	return false;
+	if (in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER || in->id == X86_INS_INT ||
+	    in->id == X86_INS_INT1 || in->id == X86_INS_INT3 || in->id == X86_INS_INTO || !w->known)
+		return 0xffff;
+	return w->gprs;
 }
 
 void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
@@ -119,8 +122,11 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 	bool o0_rsp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RSP;
 	bool o0_rbp = o0 && o0->type == X86_OP_REG && o0->reg == X86_REG_RBP;
 	x->kind = K_OTHER;
-	if (in->id != X86_INS_CALL)
-		x->writes = gprs_written(cs, in);
+	struct written w = { 0 };
+	if (in->id != X86_INS_CALL) {
+		w = regs_written(cs, in);
+		x->writes = gprs_written(in, &w);
+	}
 	switch (in->id) {
 	case X86_INS_PUSH:
 		x->kind = o0_rbp ? K_PUSH_FP : K_PUSH;
@@ -223,9 +229,9 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 		}
 		break;
 	}
-	if (writes_reg(cs, in, X86_REG_RSP))
+	if (w.rsp)
 		x->kind = K_SP_OTHER;
-	else if (writes_reg(cs, in, X86_REG_RBP))
+	else if (w.rbp)
 		x->kind = K_FP_OTHER;
 }
 
