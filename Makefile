@@ -71,22 +71,8 @@ $(BUILD)/%.o: %.c | pkg-check
 $(BUILD)/libcorestack.a: $(COMMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# The CLI takes capstone's static library (libcapstone-dev ships it) into an executable that is
-# not position-independent: capstone's shared library holds about 77,000 pointers in its
-# tables, which the dynamic linker relocates, writing about 1.3 MiB of pages, at every start
-# of a position-independent program; linked at a fixed address they need no relocation.
-# Without the static library the shared one is used.  The gdb plugin, a shared object, keeps
-# the shared library.
-CAPSTONE_A  := $(shell $(CC) -print-file-name=libcapstone.a 2>/dev/null)
-ifneq ($(filter /%,$(CAPSTONE_A)),)
-CLI_LDFLAGS := -no-pie
-CLI_LDLIBS   = $(patsubst -lcapstone,$(CAPSTONE_A),$(ALL_LDLIBS))
-else
-CLI_LDLIBS   = $(ALL_LDLIBS)
-endif
-
 $(BUILD)/corestack: $(CLI_OBJ) $(BUILD)/libcorestack.a
-	$(CC) $(ALL_LDFLAGS) $(CLI_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(CLI_LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(ALL_LDLIBS)
 
 -include $(wildcard $(patsubst %.o,%.d,$(COMMON_OBJ) $(CLI_OBJ) $(PLUGIN_OBJ)) $(BUILD)/fuzz/*.d)
 
