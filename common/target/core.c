@@ -104,6 +104,13 @@ struct cst_core {
 	struct load *loads;
 	size_t nloads;
 	size_t last_load;        /* the PT_LOAD the last read came from: a walk reads one stack */
+	/* The bytes of one cached block of the core as target memory: [span_addr, span_addr +
+	 * span_len) is at span_data, in a slot of BLOCKS that no read has replaced since (a
+	 * walk reads words of one stack page after another: they are copied from here without
+	 * the segment search and the cache's lookup).  span_len 0: none. */
+	uint64_t span_addr;
+	size_t span_len;
+	const uint8_t *span_data;
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
@@ -339,18 +346,51 @@ static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_
 	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n);
 }
 
+/* Sets C's span to the block of C->blocks that the last read of N bytes at core file offset
+ * OFF, from target address ADDR in PT_LOAD C->last_load, left in the cache's last slot:
+ * the part of the block that the segment supplies, and that load_span gives from that
+ * segment (up to the next segment's start). */
+static void set_span(struct cst_core *c, uint64_t addr, uint64_t off, size_t n)
+{
+	struct block_cache *bc = c->blocks;
+	uint64_t b = off >> BLOCK_SHIFT;
+	if (!bc || n == 0 || (off + n - 1) >> BLOCK_SHIFT != b)
+		return;
+	const struct load *l = &c->loads[c->last_load];
+	uint64_t lo = b << BLOCK_SHIFT, hi = lo + BLOCK_SIZE;
+	if (lo < l->offset)
+		lo = l->offset;
+	if (hi > l->offset + l->avail)
+		hi = l->offset + l->avail;
+	uint64_t va = l->vaddr + (lo - l->offset), len = hi - lo;
+	if (c->last_load + 1 < c->nloads && c->loads[c->last_load + 1].vaddr - va < len)
+		len = c->loads[c->last_load + 1].vaddr - va;
+	if (addr < va || addr - va >= len)
+		return;
+	c->span_addr = va;
+	c->span_len = (size_t)len;
+	c->span_data = bc->data[bc->last] + (lo & (BLOCK_SIZE - 1));
+}
+
 static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct cst_core *c = priv;
 	uint8_t *out = buf;
+	uint64_t rel = addr - c->span_addr;
+	if (rel < c->span_len && len <= c->span_len - rel) {
+		memcpy(out, c->span_data + rel, len);
+		return 0;
+	}
 	while (len > 0) {
 		uint64_t off;
 		size_t n = load_span(c, addr, &off);
 		if (n > 0) {
 			if (n > len)
 				n = len;
+			c->span_len = 0;         /* the read may replace its block */
 			if (read_file_bytes(c, off, out, n) < 0)
 				return -CST_E_MEMORY;
+			set_span(c, addr, off, n);
 		} else {
 			n = file_span(c, addr, out, len);
 			if (n == 0)
