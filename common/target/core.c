@@ -38,12 +38,26 @@
 #define MAX_FILE_NOTE (128u << 20)
 
 /* One thread as the notes give it: its registers are read again from its NT_PRSTATUS when
- * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each. */
+ * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each,
+ * unless they were kept when the notes were read (struct kept_regs). */
 struct thread_index {
 	uint64_t desc;           /* file offset of its NT_PRSTATUS descriptor */
 	int32_t tid;             /* pr_pid */
 	uint16_t len;            /* bytes of the descriptor read, at most DESC_READ */
 	uint16_t cursig;         /* pr_cursig */
+};
+
+/* Bytes of registers kept from the first pass over the notes: the registers of the first
+ * threads (about 110,000 on x86-64) are not read again, each with a pread of its own, when
+ * they are walked; the rest are. */
+#define MAX_KEPT_REGS (16u << 20)
+
+/* The registers of the threads whose NT_PRSTATUS descriptors lie at ascending file offsets,
+ * as the note pass found them: per thread, 2 + arch->nregs words (the descriptor's offset,
+ * the valid mask of registers 0..nregs-1, their values). */
+struct kept_regs {
+	uint64_t *w;
+	size_t n, cap;           /* threads kept, room for threads */
 };
 
 struct load {                    /* one PT_LOAD */
@@ -114,6 +128,7 @@ struct cst_core {
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
+	struct kept_regs kept;
 	struct cst_core_thread thread;   /* the one cst_core_thread last returned */
 
 	struct cst_core_signal signal;
@@ -445,6 +460,61 @@ static const struct cst_target_ops core_target_ops = {
 
 /* ---- notes ----------------------------------------------------------------------- */
 
+static size_t kept_words(const struct cst_core *c)
+{
+	return 2 + (size_t)c->arch->nregs;
+}
+
+/* Keeps REGS, read from the NT_PRSTATUS descriptor at file offset AT, while the bound
+ * allows and the offsets ascend (a binary search finds them); else they are read again. */
+static void keep_regs(struct cst_core *c, uint64_t at, const struct cst_regs *regs)
+{
+	struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c);
+	int nregs = c->arch->nregs;
+	if ((nregs < 64 && regs->valid[0] >> nregs) || (k->n && k->w[(k->n - 1) * words] >= at))
+		return;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 64;
+		if (cap * words * sizeof *k->w > MAX_KEPT_REGS)
+			cap = MAX_KEPT_REGS / (words * sizeof *k->w);
+		if (cap <= k->n)
+			return;
+		uint64_t *w = realloc(k->w, cap * words * sizeof *w);
+		if (!w)
+			return;
+		k->w = w;
+		k->cap = cap;
+	}
+	uint64_t *t = k->w + k->n++ * words;
+	t[0] = at;
+	t[1] = regs->valid[0];
+	memcpy(t + 2, regs->val, (size_t)nregs * sizeof *t);
+}
+
+/* The registers kept for the NT_PRSTATUS descriptor at file offset AT into *REGS; false
+ * when they were not kept. */
+static bool kept_regs(const struct cst_core *c, uint64_t at, struct cst_regs *regs)
+{
+	const struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c), lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint64_t *t = k->w + mid * words;
+		if (t[0] == at) {
+			cst_regs_clear(regs);
+			regs->valid[0] = t[1];
+			memcpy(regs->val, t + 2, (size_t)c->arch->nregs * sizeof *t);
+			return true;
+		}
+		if (t[0] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
  * first LEN of them (LEN <= SIZE, at least DESC_READ when SIZE is). */
 static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size_t len, size_t size)
@@ -470,6 +540,7 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 	c->threads[c->nthreads++] = (struct thread_index){
 		.desc = at, .tid = tid, .len = (uint16_t)len, .cursig = (uint16_t)cursig,
 	};
+	keep_regs(c, at, &regs);
 	return 0;
 }
 
@@ -993,6 +1064,7 @@ void cst_core_close(struct cst_core *c)
 	free(c->blocks);
 	free(c->file_blocks);
 	free(c->threads);
+	free(c->kept.w);
 	free(c->auxv);
 	free(c->file_note);
 	free(c->executable);
@@ -1024,6 +1096,8 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 		 * carries a signal */
 		.crashed = i == 0 && cst_core_is_crash(c),
 	};
+	if (kept_regs(c, x->desc, &t->regs))
+		return t;
 	uint8_t d[DESC_READ];
 	int tid, cursig;
 	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||
