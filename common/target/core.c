@@ -53,9 +53,11 @@ struct thread_index {
 #define MAX_KEPT_REGS (16u << 20)
 
 /* The registers of the threads whose NT_PRSTATUS descriptors lie at ascending file offsets,
- * as the note pass found them: per thread, 2 + arch->nregs words (the descriptor's offset,
- * the valid mask of registers 0..nregs-1, their values). */
+ * as the note pass found them: the descriptors' offsets (searched apart from the registers,
+ * in 8 bytes a thread), and per thread 1 + arch->nregs words (the valid mask of registers
+ * 0..nregs-1, their values). */
 struct kept_regs {
+	uint64_t *desc;
 	uint64_t *w;
 	size_t n, cap;           /* threads kept, room for threads */
 };
@@ -462,7 +464,7 @@ static const struct cst_target_ops core_target_ops = {
 
 static size_t kept_words(const struct cst_core *c)
 {
-	return 2 + (size_t)c->arch->nregs;
+	return 1 + (size_t)c->arch->nregs;
 }
 
 /* Keeps REGS, read from the NT_PRSTATUS descriptor at file offset AT, while the bound
@@ -472,24 +474,27 @@ static void keep_regs(struct cst_core *c, uint64_t at, const struct cst_regs *re
 	struct kept_regs *k = &c->kept;
 	size_t words = kept_words(c);
 	int nregs = c->arch->nregs;
-	if ((nregs < 64 && regs->valid[0] >> nregs) || (k->n && k->w[(k->n - 1) * words] >= at))
+	if ((nregs < 64 && regs->valid[0] >> nregs) || (k->n && k->desc[k->n - 1] >= at))
 		return;
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? 2 * k->cap : 64;
-		if (cap * words * sizeof *k->w > MAX_KEPT_REGS)
-			cap = MAX_KEPT_REGS / (words * sizeof *k->w);
+		if (cap * (words + 1) * sizeof *k->w > MAX_KEPT_REGS)
+			cap = MAX_KEPT_REGS / ((words + 1) * sizeof *k->w);
 		if (cap <= k->n)
 			return;
 		uint64_t *w = realloc(k->w, cap * words * sizeof *w);
-		if (!w)
+		if (w)
+			k->w = w;
+		uint64_t *d = w ? realloc(k->desc, cap * sizeof *d) : NULL;
+		if (!d)
 			return;
-		k->w = w;
+		k->desc = d;
 		k->cap = cap;
 	}
+	k->desc[k->n] = at;
 	uint64_t *t = k->w + k->n++ * words;
-	t[0] = at;
-	t[1] = regs->valid[0];
-	memcpy(t + 2, regs->val, (size_t)nregs * sizeof *t);
+	t[0] = regs->valid[0];
+	memcpy(t + 1, regs->val, (size_t)nregs * sizeof *t);
 }
 
 /* The registers kept for the NT_PRSTATUS descriptor at file offset AT into *REGS; false
@@ -497,17 +502,17 @@ static void keep_regs(struct cst_core *c, uint64_t at, const struct cst_regs *re
 static bool kept_regs(const struct cst_core *c, uint64_t at, struct cst_regs *regs)
 {
 	const struct kept_regs *k = &c->kept;
-	size_t words = kept_words(c), lo = 0, hi = k->n;
+	size_t lo = 0, hi = k->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const uint64_t *t = k->w + mid * words;
-		if (t[0] == at) {
+		if (k->desc[mid] == at) {
+			const uint64_t *t = k->w + mid * kept_words(c);
 			cst_regs_clear(regs);
-			regs->valid[0] = t[1];
-			memcpy(regs->val, t + 2, (size_t)c->arch->nregs * sizeof *t);
+			regs->valid[0] = t[0];
+			memcpy(regs->val, t + 1, (size_t)c->arch->nregs * sizeof *t);
 			return true;
 		}
-		if (t[0] < at)
+		if (k->desc[mid] < at)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1065,6 +1070,7 @@ void cst_core_close(struct cst_core *c)
 	free(c->file_blocks);
 	free(c->threads);
 	free(c->kept.w);
+	free(c->kept.desc);
 	free(c->auxv);
 	free(c->file_note);
 	free(c->executable);
