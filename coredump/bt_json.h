@@ -16,7 +16,7 @@ struct json_object *bt_json_process(const struct bt_process *p);
 void bt_json_write(FILE *out, struct json_object *doc, bool compact);
 void bt_json_print(FILE *out, struct json_object *doc);
 
-/* The document written as it grows, each thread as soon as it is walked (a core of
+/* The document written as it grows, each thread once it is walked (a core of
  * thousands of threads is never held whole): DOC's members before "threads" are written when
  * its first thread comes, then each thread (bt_json_stream_thread; DOC's "threads" array
  * stays empty), then bt_json_stream_end writes the members after "threads" (modules,
@@ -32,7 +32,11 @@ struct bt_json_stream {
 	size_t head_members;     /* members of DOC before "threads", written at the start */
 	struct jw jw;            /* the document's writer, between the first thread and the end */
 };
+/* Adds thread T to the document; its text waits in the writer's buffer until
+ * bt_json_stream_flush, the buffer filling, or the end. */
 void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, const struct bt_thread *t);
+/* Hands what the writer holds to S->out (stdio: fflush to send it on). */
+void bt_json_stream_flush(struct bt_json_stream *s);
 void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc);
 
 #endif

@@ -100,7 +100,13 @@ void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, co
 		RAW(&s->jw, "\n");
 	s->jw.had[s->jw.depth - 1] = false;  /* the comma and newline are written above */
 	bt_json_thread_write(&s->jw, t);
-	if (jw_flush(&s->jw) < 0)
+	if (s->jw.nomem)
+		nomem();
+}
+
+void bt_json_stream_flush(struct bt_json_stream *s)
+{
+	if (s->begun && jw_flush(&s->jw) < 0)
 		nomem();
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXIT_PARTIAL 1
@@ -223,6 +224,30 @@ static void print_warnings(struct cst_core *c, const char *what, size_t *done)
 		cli_diag(what, "%s", cst_core_warning(c, *done));
 }
 
+/* Milliseconds of walking whose text may wait in stdout's buffer (see flush_threads). */
+#define FLUSH_MS 10
+
+/* Sends out the threads printed so far (text, or a streamed JSON document's) when it is
+ * due: after the first thread (the crashed one), after every thread on a terminal, and
+ * after any thread that ends FLUSH_MS or more after the last flush; the buffers write the
+ * rest whenever they fill.  A thread's output is thus on its way at most FLUSH_MS plus the
+ * next thread's walk after it was walked, without a write per thread on a core of
+ * thousands. */
+static void flush_threads(struct triage *tr, bool first)
+{
+	static struct timespec last;
+	static int tty = -1;
+	if (tty < 0)
+		tty = isatty(1);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (now.tv_sec - last.tv_sec) * 1000LL + (now.tv_nsec - last.tv_nsec) / 1000000;
+	if (first || tty || ms >= FLUSH_MS) {
+		tr_flush(tr);
+		last = now;
+	}
+}
+
 /* Walks and prints one thread into T (whose frames the next thread reuses; T->tid, crashed
  * and cursig set by the caller); returns 1 when its walk stopped early.  Warnings of CORE
  * (NULL for a live process) go out before its stop line (print_warnings). */
@@ -239,14 +264,14 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
-	if (doc) {
+	if (doc)
 		tr_json_thread(tr, doc, t);
-	} else if (now) {
+	else if (now)
 		bt_print_thread_text(stdout, t, &o->bt);
-		fflush(stdout);          /* each thread as soon as it is walked */
-	}
+	flush_threads(tr, first);
 	int partial = t->rc < 0;
 	if (partial) {
+		tr_flush(tr);            /* the thread's frames before what stderr says of it */
 		print_warnings(core, what, warned);
 		cli_diag(what, "thread %d: walk stopped early: %s", t->tid, t->stop);
 	}
@@ -283,6 +308,7 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 		bt.cursig = t.cursig;
 		partial |= emit_thread(env, t.regs, &bt, o, doc, what, tr, i == 0, cst_process_core(proc), warned);
 	}
+	tr_flush(tr);
 	bt_thread_free(&bt);
 	return partial;
 }
@@ -444,6 +470,14 @@ int main(int argc, char **argv)
 		sig_options_free(&o.tr.sig);
 		return rc;
 	}
+#ifndef main   /* a harness runs main again on a stdout already written to */
+	/* text of many threads goes out in large writes (flush_threads); a terminal keeps
+	 * stdio's line buffering, and JSON its writer's own buffer (jsonw.c), which stdio
+	 * would copy into its own */
+	static char out_buf[64 << 10];
+	if (!o.json && !o.tr.json_lines && !isatty(1))
+		setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+#endif
 	struct triage tr;
 	tr_init(&tr, &o.tr, stdout, o.json, o.pid ? 1 : o.ncores,
 		isatty(2) && (o.tr.summary || !isatty(1)));

@@ -272,10 +272,15 @@ nomem:
 
 void tr_json_thread(struct triage *tr, struct json_object *doc, const struct bt_thread *t)
 {
-	if (tr->streaming) {
+	if (tr->streaming)
 		bt_json_stream_thread(&tr->stream, doc, t);
-		fflush(tr->out);
-	}
+}
+
+void tr_flush(struct triage *tr)
+{
+	if (tr->streaming)
+		bt_json_stream_flush(&tr->stream);
+	fflush(tr->out);
 }
 
 void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, const struct bt_options *bo)

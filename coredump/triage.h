@@ -62,8 +62,12 @@ int tr_thread(struct triage *tr, const struct bt_thread *t, bool first, const st
  * prints the grouped threads and the signature line as text; records the signature for the
  * summary. */
 void tr_core_done(struct triage *tr, const char *path, struct json_object *doc, const struct bt_options *bo);
-/* Writes walked thread T of the core's JSON document DOC at once (nothing with --summary). */
+/* Adds walked thread T to the core's JSON document DOC, written as tr_flush or a full buffer
+ * sends it (nothing with --summary). */
 void tr_json_thread(struct triage *tr, struct json_object *doc, const struct bt_thread *t);
+/* Sends the output written so far (the threads of a streamed JSON document, text) on to the
+ * output file. */
+void tr_flush(struct triage *tr);
 /* Core PATH could not be used (REASON): in JSON lines or array output an error document
  * {"corestack": 1, "core": PATH, "error": REASON} keeps one entry per core. */
 void tr_core_error(struct triage *tr, const char *path, const char *reason);

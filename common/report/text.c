@@ -58,6 +58,11 @@ static const char *base(const char *path)
 struct line {
 	FILE *out;
 	size_t n;
+	/* Strings put_name found to need no escape: a thread's frames name the same few
+	 * functions, files and modules again and again, and every string a thread's frames
+	 * point to lives, unchanged, until the thread is printed (the line lives no longer). */
+	const char *plain[8];
+	unsigned nplain;
 	char b[4096];
 };
 
@@ -99,7 +104,13 @@ static void put_str(struct line *l, const char *s)
 static void put_name(struct line *l, const char *s)
 {
 	size_t len = strlen(s);
+	for (unsigned i = 0; i < sizeof l->plain / sizeof l->plain[0]; i++)
+		if (l->plain[i] == s) {
+			put(l, s, len);
+			return;
+		}
 	if (!cst_needs_escape_len(s, len)) {
+		l->plain[l->nplain++ % (sizeof l->plain / sizeof l->plain[0])] = s;
 		put(l, s, len);
 		return;
 	}

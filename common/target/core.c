@@ -38,12 +38,28 @@
 #define MAX_FILE_NOTE (128u << 20)
 
 /* One thread as the notes give it: its registers are read again from its NT_PRSTATUS when
- * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each. */
+ * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each,
+ * unless they were kept when the notes were read (struct kept_regs). */
 struct thread_index {
 	uint64_t desc;           /* file offset of its NT_PRSTATUS descriptor */
 	int32_t tid;             /* pr_pid */
 	uint16_t len;            /* bytes of the descriptor read, at most DESC_READ */
 	uint16_t cursig;         /* pr_cursig */
+};
+
+/* Bytes of registers kept from the first pass over the notes: the registers of the first
+ * threads (about 110,000 on x86-64) are not read again, each with a pread of its own, when
+ * they are walked; the rest are. */
+#define MAX_KEPT_REGS (16u << 20)
+
+/* The registers of the threads whose NT_PRSTATUS descriptors lie at ascending file offsets,
+ * as the note pass found them: the descriptors' offsets (searched apart from the registers,
+ * in 8 bytes a thread), and per thread 1 + arch->nregs words (the valid mask of registers
+ * 0..nregs-1, their values). */
+struct kept_regs {
+	uint64_t *desc;
+	uint64_t *w;
+	size_t n, cap;           /* threads kept, room for threads */
 };
 
 struct load {                    /* one PT_LOAD */
@@ -104,9 +120,17 @@ struct cst_core {
 	struct load *loads;
 	size_t nloads;
 	size_t last_load;        /* the PT_LOAD the last read came from: a walk reads one stack */
+	/* The bytes of one cached block of the core as target memory: [span_addr, span_addr +
+	 * span_len) is at span_data, in a slot of BLOCKS that no read has replaced since (a
+	 * walk reads words of one stack page after another: they are copied from here without
+	 * the segment search and the cache's lookup).  span_len 0: none. */
+	uint64_t span_addr;
+	size_t span_len;
+	const uint8_t *span_data;
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
+	struct kept_regs kept;
 	struct cst_core_thread thread;   /* the one cst_core_thread last returned */
 
 	struct cst_core_signal signal;
@@ -339,18 +363,54 @@ static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_
 	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n);
 }
 
+/* Sets C's span to the block of C->blocks that the last read of N bytes at core file offset
+ * OFF, from target address ADDR in PT_LOAD C->last_load, left in the cache's last slot:
+ * the part of the block that the segment supplies, and that load_span gives from that
+ * segment (up to the next segment's start). */
+static void set_span(struct cst_core *c, uint64_t addr, uint64_t off, size_t n)
+{
+	struct block_cache *bc = c->blocks;
+	uint64_t b = off >> BLOCK_SHIFT;
+	if (!bc || n == 0 || (off + n - 1) >> BLOCK_SHIFT != b)
+		return;
+	const struct load *l = &c->loads[c->last_load];
+	uint64_t lo = b << BLOCK_SHIFT, hi = lo + BLOCK_SIZE;
+	if (lo < l->offset)
+		lo = l->offset;
+	if (hi > l->offset + l->avail)
+		hi = l->offset + l->avail;
+	uint64_t va = l->vaddr + (lo - l->offset), len = hi - lo;
+	if (c->last_load + 1 < c->nloads && c->loads[c->last_load + 1].vaddr - va < len)
+		len = c->loads[c->last_load + 1].vaddr - va;
+	if (addr < va || addr - va >= len)
+		return;
+	c->span_addr = va;
+	c->span_len = (size_t)len;
+	c->span_data = bc->data[bc->last] + (lo & (BLOCK_SIZE - 1));
+}
+
 static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct cst_core *c = priv;
 	uint8_t *out = buf;
+	uint64_t rel = addr - c->span_addr;
+	if (rel < c->span_len && len <= c->span_len - rel) {
+		if (len == 8)
+			memcpy(out, c->span_data + rel, 8);    /* a word: one move, not a call */
+		else
+			memcpy(out, c->span_data + rel, len);
+		return 0;
+	}
 	while (len > 0) {
 		uint64_t off;
 		size_t n = load_span(c, addr, &off);
 		if (n > 0) {
 			if (n > len)
 				n = len;
+			c->span_len = 0;         /* the read may replace its block */
 			if (read_file_bytes(c, off, out, n) < 0)
 				return -CST_E_MEMORY;
+			set_span(c, addr, off, n);
 		} else {
 			n = file_span(c, addr, out, len);
 			if (n == 0)
@@ -405,6 +465,64 @@ static const struct cst_target_ops core_target_ops = {
 
 /* ---- notes ----------------------------------------------------------------------- */
 
+static size_t kept_words(const struct cst_core *c)
+{
+	return 1 + (size_t)c->arch->nregs;
+}
+
+/* Keeps REGS, read from the NT_PRSTATUS descriptor at file offset AT, while the bound
+ * allows and the offsets ascend (a binary search finds them); else they are read again. */
+static void keep_regs(struct cst_core *c, uint64_t at, const struct cst_regs *regs)
+{
+	struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c);
+	int nregs = c->arch->nregs;
+	if ((nregs < 64 && regs->valid[0] >> nregs) || (k->n && k->desc[k->n - 1] >= at))
+		return;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 64;
+		if (cap * (words + 1) * sizeof *k->w > MAX_KEPT_REGS)
+			cap = MAX_KEPT_REGS / ((words + 1) * sizeof *k->w);
+		if (cap <= k->n)
+			return;
+		uint64_t *w = realloc(k->w, cap * words * sizeof *w);
+		if (w)
+			k->w = w;
+		uint64_t *d = w ? realloc(k->desc, cap * sizeof *d) : NULL;
+		if (!d)
+			return;
+		k->desc = d;
+		k->cap = cap;
+	}
+	k->desc[k->n] = at;
+	uint64_t *t = k->w + k->n++ * words;
+	t[0] = regs->valid[0];
+	memcpy(t + 1, regs->val, (size_t)nregs * sizeof *t);
+}
+
+/* The registers kept for the NT_PRSTATUS descriptor at file offset AT into *REGS; false
+ * when they were not kept. */
+static bool kept_regs(const struct cst_core *c, uint64_t at, struct cst_regs *regs)
+{
+	const struct kept_regs *k = &c->kept;
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->desc[mid] == at) {
+			const uint64_t *t = k->w + mid * kept_words(c);
+			cst_regs_clear(regs);
+			regs->valid[0] = t[0];
+			memcpy(regs->val, t + 1, (size_t)c->arch->nregs * sizeof *t);
+			return true;
+		}
+		if (k->desc[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
  * first LEN of them (LEN <= SIZE, at least DESC_READ when SIZE is). */
 static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size_t len, size_t size)
@@ -430,6 +548,7 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 	c->threads[c->nthreads++] = (struct thread_index){
 		.desc = at, .tid = tid, .len = (uint16_t)len, .cursig = (uint16_t)cursig,
 	};
+	keep_regs(c, at, &regs);
 	return 0;
 }
 
@@ -953,6 +1072,8 @@ void cst_core_close(struct cst_core *c)
 	free(c->blocks);
 	free(c->file_blocks);
 	free(c->threads);
+	free(c->kept.w);
+	free(c->kept.desc);
 	free(c->auxv);
 	free(c->file_note);
 	free(c->executable);
@@ -984,6 +1105,8 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 		 * carries a signal */
 		.crashed = i == 0 && cst_core_is_crash(c),
 	};
+	if (kept_regs(c, x->desc, &t->regs))
+		return t;
 	uint8_t d[DESC_READ];
 	int tid, cursig;
 	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||

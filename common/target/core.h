@@ -5,8 +5,8 @@
  * through a 64 KiB window, its memory through a small block cache.  What a core costs in
  * memory grows with its thread count and its NT_FILE and NT_AUXV notes (copied whole), not
  * with its memory segments or its other notes: at most 1,000,000 threads are kept (the rest
- * are warned about), each as 16 bytes (its registers are read again when cst_core_thread
- * asks).  Memory comes from PT_LOAD segments, looked up in a sorted index (O(log n)); bytes
+ * are warned about), each as 16 bytes, and the registers of the first of them up to 16 MiB
+ * (those of the others are read again when cst_core_thread asks).  Memory comes from PT_LOAD segments, looked up in a sorted index (O(log n)); bytes
  * the kernel left out (the text pages of mapped files) are read from the files NT_FILE
  * names, after -e / --sysroot substitution.  Every size and offset in the file is checked
  * against the file's real size before use.  A PT_LOAD whose header is impossible (its bytes
@@ -82,10 +82,10 @@ Elf *cst_core_elf(struct cst_core *c);
 const struct cst_arch *cst_core_arch(const struct cst_core *c);
 struct cst_target *cst_core_target(struct cst_core *c);
 
-/* Threads, the crashing one first, then the rest in tid order.  cst_core_thread reads
- * thread I's registers from its NT_PRSTATUS again (none valid when the file shrank since it
- * was opened) into a slot of C that the next call overwrites: the core keeps 16 bytes a
- * thread, not their registers.  NULL when I is out of range. */
+/* Threads, the crashing one first, then the rest in tid order.  cst_core_thread gives
+ * thread I's registers, as kept when the notes were read or read from its NT_PRSTATUS again
+ * (none valid when the file shrank since it was opened), in a slot of C that the next call
+ * overwrites.  NULL when I is out of range. */
 size_t cst_core_nthreads(const struct cst_core *c);
 const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i);
 

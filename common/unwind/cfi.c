@@ -211,6 +211,7 @@ static struct cst_row *converted_row(struct cst_unwind *u, Dwarf_Frame *frame, b
 		if ((env->arch->preserved_regs >> r & 1) && r != env->arch->pc_reg &&
 		    row->reg[r].kind == CST_RULE_UNDEFINED)
 			row->reg[r].kind = CST_RULE_SAME;
+	cst_row_index(row, env->arch->nregs);
 	if (!(keep && cst_memo_put(env->cfi_cache, key, &row)))
 		*owned = true;
 	return row;

@@ -42,6 +42,21 @@ static inline bool cst_reg_valid(const struct cst_regs *r, int n)
 	return n >= 0 && n < CST_NREGS && (r->valid[n / 64] >> (n % 64)) & 1;
 }
 
+/* Copies FROM's valid bits and the values of its registers up to the highest valid one to
+ * TO: the values behind invalid bits are never read, and a frame's 64 slots hold a handful
+ * of registers (17 on x86-64), which a frame handed out on every step need not copy. */
+static inline void cst_regs_copy(struct cst_regs *to, const struct cst_regs *from)
+{
+	int n = 0;
+	for (int w = CST_NREGS / 64 - 1; w >= 0; w--)
+		if (from->valid[w]) {
+			n = 64 * w + 64 - __builtin_clzll(from->valid[w]);
+			break;
+		}
+	memcpy(to->val, from->val, (size_t)n * sizeof to->val[0]);
+	memcpy(to->valid, from->valid, sizeof to->valid);
+}
+
 /* Stores register N in *V and returns true when it is valid; false otherwise. */
 static inline bool cst_reg_get(const struct cst_regs *r, int n, uint64_t *v)
 {

@@ -31,6 +31,15 @@ static int row_cfa(struct cst_unwind *u, const struct cst_row *row, uint64_t bia
 	return -CST_E_CFI;
 }
 
+void cst_row_index(struct cst_row *row, int nregs)
+{
+	row->defined = 0;
+	for (int r = 0; r < nregs && r < CST_NREGS && r < 64; r++)
+		if (row->reg[r].kind != CST_RULE_UNDEFINED)
+			row->defined |= 1ull << r;
+	row->indexed = true;
+}
+
 int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias,
 		  const struct cst_regs *in, struct cst_regs *out, uint64_t *cfap,
 		  bool *frame_record, struct cst_reg_origin *origin)
@@ -45,7 +54,11 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 	bool ra_defined = false;
 	uint64_t fp_slot = 0;
 	const int nregs = arch->nregs < CST_NREGS ? arch->nregs : CST_NREGS;
-	for (int r = 0; r < nregs; r++) {
+	/* the registers with a rule, lowest first */
+	uint64_t todo = row->indexed ? row->defined : nregs >= 64 ? ~0ull : (1ull << nregs) - 1;
+	while (todo) {
+		int r = __builtin_ctzll(todo);
+		todo &= todo - 1;
 		const struct cst_rule *x = &row->reg[r];
 		if (x->kind == CST_RULE_UNDEFINED)
 			continue;

@@ -311,6 +311,7 @@ static const struct cst_row *analysed_row(struct cst_unwind *u, const struct cst
 		if (size > sizeof *row || !(v.row = malloc(size)))
 			return row;
 		memcpy(v.row, row, size);
+		cst_row_index(v.row, u->env->arch->nregs);
 	}
 	if (!cst_memo_put(ac->rows, pc, &v)) {
 		free(v.row);
@@ -1041,7 +1042,8 @@ static int finish(struct cst_unwind *u)
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
-	*out = *f;
+	memcpy(out, f, offsetof(struct cst_frame, regs));
+	cst_regs_copy(&out->regs, &f->regs);
 	out->index = u->nframes++;
 	return 1;
 }
