@@ -95,10 +95,10 @@ static int setup(void)
 	snprintf(p, sizeof p, "%s/dir", sysroot);
 	mkdir(p, 0700);
 
-	/* no history file, no debuginfod, the debug-file cache inside the sysroot's dir */
+	/* no history file, no debuginfod, a debug-file cache of the run's own */
 	setenv("CORESTACK_HISTORY", "", 1);
 	unsetenv("DEBUGINFOD_URLS");
-	setenv("XDG_CACHE_HOME", p, 1);
+	cst_fuzz_private_debug_cache();
 	static const char script[] = "bt\ninfo sharedlibrary\nframe 1\ninfo frame\ndisassemble\n"
 				     "thread apply all bt\nx/4gx $sp\n";
 	script_fd = memfd_create("cst-fuzz-script", MFD_CLOEXEC);

@@ -2,7 +2,8 @@
  * it: cst_core_open, cst_symbols_open_core (modules from NT_FILE, build-ids read from the
  * core's memory, the mapped files opened), then a walk of each of the first threads with
  * cst_unwind_start / cst_unwind_next and every frame located.  The input is a whole core
- * file.  Slower per input than fuzz_core.c, which covers the reader alone. */
+ * file.  Slower per input than fuzz_core.c, which covers the reader alone.  Decompressed
+ * debug files are cached in a directory of the run's own (cst_fuzz_private_debug_cache). */
 #include "core.h"
 #include "error.h"
 #include "fuzz_input.h"
@@ -14,6 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	cst_fuzz_private_debug_cache();
 	struct cst_core *c = cst_fuzz_open_core(data, size);
 	if (!c)
 		return 0;

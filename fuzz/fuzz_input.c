@@ -1,8 +1,14 @@
 /* Helpers shared by the fuzz harnesses.  See fuzz_input.h. */
 #include "fuzz_input.h"
 #include "core.h"
+#include "debugcache.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,3 +55,35 @@ static uint64_t take(struct cst_fuzz_in *in, unsigned n)
 uint64_t cst_fuzz_u64(struct cst_fuzz_in *in) { return take(in, 8); }
 unsigned cst_fuzz_u16(struct cst_fuzz_in *in) { return (unsigned)take(in, 2); }
 unsigned cst_fuzz_u8(struct cst_fuzz_in *in) { return (unsigned)take(in, 1); }
+
+static char cache_dir[PATH_MAX];
+
+/* The entries of the private cache directory (plain files: the cache makes no
+ * subdirectories in a directory it is given), then the directory. */
+static void remove_cache_dir(void)
+{
+	DIR *d = opendir(cache_dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(cache_dir);
+}
+
+int cst_fuzz_private_debug_cache(void)
+{
+	static int rc = 1;
+	if (rc <= 0)
+		return rc;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(cache_dir, sizeof cache_dir, "%s/cst-fuzz-cache.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(cache_dir) || cst_debugcache_set_dir(cache_dir) < 0) {
+		cst_debugcache_disable();
+		return rc = -1;
+	}
+	atexit(remove_cache_dir);
+	return rc = 0;
+}

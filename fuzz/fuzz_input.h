@@ -16,6 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct cst_core;
 struct cst_core *cst_fuzz_open_core(const uint8_t *data, size_t size);
 
+/* Points the cache of decompressed debug files (common/symbols/debugcache.h) at a private
+ * directory, made on the first call under $TMPDIR (else /tmp) and removed with its entries
+ * at exit: a run neither reads nor fills the user's cache, nor another run's.  Within the
+ * process the entries stay: an input whose module has a compressed separate debug file (a
+ * system file found by build-id) stores it, later inputs naming that module read the entry.
+ * Returns 0, or -1 when the directory cannot be made (then the cache is turned off). */
+int cst_fuzz_private_debug_cache(void);
+
 /* A cursor over the fuzz input: fields are taken in order; past the end they read as 0. */
 struct cst_fuzz_in {
 	const uint8_t *p;

@@ -184,14 +184,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Reporting the modules (and libdw's lazily loaded debug information) costs far more
 	 * than a walk: the symbols of each module mask are made once and kept, and so are the
-	 * instructions the architecture decoded (its arch_cache), the decoded CFI rows (the
-	 * cfi_cache) and the address-taken functions and inferred paths (the tail_cache),
-	 * unless the input may override the modules' code.  They are caches only: a walk's
-	 * result does not depend on what they hold. */
+	 * decoded CFI rows (the cfi_cache), unless the input may override the modules' bytes.
+	 * Both come from the module files alone, so a walk's result does not depend on which
+	 * inputs ran before.  The instructions the architecture decoded (its arch_cache) and the
+	 * address-taken functions with the paths inferred from them (the tail_cache) are made
+	 * again for each input: they hold what the target's memory said, and the input gives
+	 * every byte outside the modules' file contents (code at other addresses, .bss). */
 	static struct cst_symbols *syms_of[1 << MAX_MODULES];
-	static void *arch_cache_of[1 << MAX_MODULES];
 	static void *cfi_cache_of[1 << MAX_MODULES];
-	static void *tail_cache_of[1 << MAX_MODULES];
 	static bool made[1 << MAX_MODULES];
 	if (!made[f.mask]) {
 		const char *paths[MAX_MODULES];
@@ -212,9 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cst_target target = { .ops = &fake_ops, .priv = &f, .big_endian = false };
 	struct cst_unwind_env env = {
 		.arch = &cst_arch_x86_64, .target = &target, .syms = syms, .max_frames = max_frames,
-		.arch_cache = f.overlay ? NULL : arch_cache_of[f.mask],
 		.cfi_cache = f.overlay ? NULL : cfi_cache_of[f.mask],
-		.tail_cache = f.overlay ? NULL : tail_cache_of[f.mask],
 	};
 	struct cst_unwind u;
 	struct cst_frame fr;
@@ -240,11 +238,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "end %d: %s\n", rc, why);
 	}
 	if (!f.overlay) {
-		arch_cache_of[f.mask] = env.arch_cache;
 		cfi_cache_of[f.mask] = env.cfi_cache;
-		tail_cache_of[f.mask] = env.tail_cache;
-		env.arch_cache = env.cfi_cache = env.tail_cache = NULL;
+		env.cfi_cache = NULL;
 	}
-	cst_unwind_env_free(&env);   /* the rest (the addr_cache) holds what this input's memory said */
+	cst_unwind_env_free(&env);   /* the rest holds what this input's memory said */
 	return 0;
 }

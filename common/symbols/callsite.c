@@ -232,7 +232,8 @@ static bool read_cu(Dwarf_Die *cu, uint64_t bias, struct cu_table *t)
 		ok = t->by_ra && t->by_fn;
 	}
 	if (ok && b.n > 0) {
-		qsort(b.subs, b.nsubs, sizeof *b.subs, cmp_sub);
+		if (b.nsubs > 1)     /* b.subs is NULL when no function of the unit has code */
+			qsort(b.subs, b.nsubs, sizeof *b.subs, cmp_sub);
 		for (size_t i = 0; i < b.n; i++) {
 			struct rec *r = &b.recs[i];
 			if (r->kind == REC_ORIGIN)

@@ -1,5 +1,6 @@
 /* ELF package metadata notes.  See package_note.h. */
 #include "package_note.h"
+#include "note_segment.h"
 #include "error.h"
 #include "target.h"
 
@@ -113,11 +114,7 @@ int cst_package_note_find(Elf *elf, struct cst_package_note **out, char *err, si
 	if (elf_getphdrnum(elf, &nph) < 0)
 		return 0;
 	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-						   ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		Elf_Data *d = cst_note_segment(elf, i);
 		if (d && find_in_data(elf, d, &desc, &descsz) == 0)
 			return cst_package_note_parse((const char *)d->d_buf + desc, descsz, out, err, errlen);
 	}

@@ -7,6 +7,7 @@
 #include "debugdirs.h"
 #include "error.h"
 #include "guarded_open.h"
+#include "linkmap_check.h"
 #include "openfile.h"
 #include "procmaps.h"
 #include "symindex.h"
@@ -709,10 +710,14 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	Dwfl_Module *exe;
 	int n = report_nt_file(s, &exe);
 	uint64_t notes = note_bytes(c);
+	char why[160];
 	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
 		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "
 			      "libdwfl's search for modules in the core's memory; frames are not symbolized",
 			      (unsigned long long)notes, MAX_FALLBACK_NOTES >> 20);
+	} else if (n == 0 && cst_core_nmappings(c) == 0 && !cst_linkmap_check(c, why, sizeof why)) {
+		cst_core_warn(c, "no NT_FILE note, and %s: libdwfl's search for modules in the core's "
+			      "memory is not run on it; frames are not symbolized", why);
 	} else if (n == 0 && cst_core_nmappings(c) == 0) {
 		/* libdwfl opens the link_map's file names itself (guarded_open.h) */
 		struct cst_core *guard = cst_guarded_open_begin(c);
