@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -413,6 +414,13 @@ static int run_live(const struct options *o, struct triage *tr)
 /* What is being read, for on_bus_error: the core's name, escaped for a terminal. */
 static char bus_error_what[512] = "core";
 
+/* stdout's buffer when it is not a terminal's (main), and whether stdout uses it: text of
+ * threads already walked waits there (flush_threads) and on_bus_error sends it out. */
+#ifndef main
+static char out_buf[64 << 10];
+static volatile sig_atomic_t out_buffered;
+#endif
+
 /* The files a core names are mapped (by libelf and libdwfl, to read their symbols and
  * DWARF in place); a file that shrinks while it is open makes a load from the part it lost
  * raise SIGBUS (mmap(2): "attempted access to a portion of the buffer that does not
@@ -424,7 +432,12 @@ static void on_bus_error(int sig)
 	static const char pre[] = "corestack: ";
 	static const char post[] = ": a file it names shrank while corestack read it (bus error)\n";
 	(void)sig;
-	ssize_t w = write(2, pre, sizeof pre - 1);
+	/* the threads printed so far first, as a flush would: glibc's stdout holds them at the
+	 * start of the buffer setvbuf gave it, __fpending(3) of them (a read of two pointers,
+	 * no lock) */
+	size_t held = out_buffered ? __fpending(stdout) : 0;
+	ssize_t w = held <= sizeof out_buf ? write(1, out_buf, held) : 0;
+	w = write(2, pre, sizeof pre - 1);
 	w = write(2, bus_error_what, strlen(bus_error_what));
 	w = write(2, post, sizeof post - 1);
 	(void)w;
@@ -474,9 +487,8 @@ int main(int argc, char **argv)
 	/* text of many threads goes out in large writes (flush_threads); a terminal keeps
 	 * stdio's line buffering, and JSON its writer's own buffer (jsonw.c), which stdio
 	 * would copy into its own */
-	static char out_buf[64 << 10];
 	if (!o.json && !o.tr.json_lines && !isatty(1))
-		setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+		out_buffered = setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf) == 0;
 #endif
 	struct triage tr;
 	tr_init(&tr, &o.tr, stdout, o.json, o.pid ? 1 : o.ncores,

@@ -1047,6 +1047,38 @@ else
     skip module_shrunk_while_open "no core of a copy of $TP (make test-progs)"
 fi
 
+# module_shrunk_after_threads: the program of a core of several threads loses its content
+# right after the second thread is printed (an LD_PRELOAD shim truncating it at the CLI's
+# second look at the clock, which follows each thread); the third thread's walk reads the
+# lost part and dies of SIGBUS.  The two threads printed before it still reach a pipe,
+# whole, before the one-line message (stdout is buffered between threads, and the SIGBUS
+# handler cannot flush it with stdio).
+if [ -x "$TP" ] && mkdir -p "$W/shrinklate" && cp "$TP" "$W/shrinklate/prog" &&
+   python3 "$TOP/tests/lib/mkcore.py" crash "$W/shrinklate.core" "$W/shrinklate/prog" >/dev/null 2>&1 &&
+   timeout "$TIMEOUT" "$CS" "$W/shrinklate.core" >"$W/full" 2>/dev/null &&
+   gcc -shared -fPIC -o "$W/shrink_at_clock.so" "$TOP/tests/badinput/shrink_at_clock.c" -ldl 2>"$W/err"; then
+    LAST_CMD="corestack shrinklate.core | cat, its program truncated after the second thread"
+    SHRINK_PATH=$W/shrinklate/prog SHRINK_CALL=2 LD_PRELOAD=$W/shrink_at_clock.so \
+        ASAN_OPTIONS=verify_asan_link_order=0:$ASAN_OPTIONS \
+        timeout "$TIMEOUT" "$CS" "$W/shrinklate.core" 2>"$W/err" | cat >"$W/out"
+    RC=${PIPESTATUS[0]}
+    # the full output up to the third thread's header
+    awk '/^Thread / && ++n == 3 { exit } { print }' "$W/full" >"$W/want"
+    if [ "$RC" -ge 124 ]; then
+        fail module_shrunk_after_threads "exit status $RC (a signal or the timeout)"
+    elif [ "$(grep -c '^Thread ' "$W/full")" -lt 3 ]; then
+        fail module_shrunk_after_threads "the core has fewer than 3 threads"
+    elif [ "$RC" != 2 ] || ! grep -q "^corestack: $W/shrinklate.core: a file it names shrank while corestack read it" "$W/err"; then
+        fail module_shrunk_after_threads "exit status $RC, want 2 with the bus error line: $(tail -2 "$W/err" | tr '\n' '|')"
+    elif [ "$(head -c "$(wc -c <"$W/want")" "$W/out")" != "$(cat "$W/want")" ]; then
+        fail module_shrunk_after_threads "the two threads printed before it are lost: $(grep -c '^Thread ' "$W/out") thread(s) on stdout"
+    else
+        pass module_shrunk_after_threads
+    fi
+else
+    skip module_shrunk_after_threads "no core of a copy of $TP (make test-progs) or no gcc"
+fi
+
 # shrunk_while_notes_read: the core is truncated at the moment its PT_NOTE is read (an
 # LD_PRELOAD shim around pread, truncating the file at the first read at or past the PT_NOTE's
 # offset).  Reading notes through the file's mapping died of SIGBUS there; they are read with

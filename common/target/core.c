@@ -380,8 +380,15 @@ static void set_span(struct cst_core *c, uint64_t addr, uint64_t off, size_t n)
 	if (hi > l->offset + l->avail)
 		hi = l->offset + l->avail;
 	uint64_t va = l->vaddr + (lo - l->offset), len = hi - lo;
-	if (c->last_load + 1 < c->nloads && c->loads[c->last_load + 1].vaddr - va < len)
-		len = c->loads[c->last_load + 1].vaddr - va;
+	if (c->last_load + 1 < c->nloads) {
+		/* a next segment that starts at or below the block's first byte overlaps it
+		 * (a hostile core): load_span answers from that one where it has bytes */
+		uint64_t next = c->loads[c->last_load + 1].vaddr;
+		if (next <= va)
+			return;
+		if (next - va < len)
+			len = next - va;
+	}
 	if (addr < va || addr - va >= len)
 		return;
 	c->span_addr = va;

@@ -358,6 +358,48 @@ static void bounds(void)
 	unit_end();
 }
 
+/* Two PT_LOADs whose target ranges overlap: the first 4 KiB at LOAD_VADDR (bytes 0x11, at
+ * file offset 0x800, so that its second half lies in the core's second 4 KiB block), the
+ * second 2 KiB at LOAD_VADDR + 0x100 (bytes 0x22).  Where both have bytes the later one's
+ * are read, whatever was read before: also after a read past the second's end, from the
+ * first's second block. */
+static void overlapping(void)
+{
+	struct img m;
+	unit_begin("core_overlapping_loads");
+	core(&m, NT_PRSTATUS, 336, 0, 0);
+	Elf64_Ehdr *e = (Elf64_Ehdr *)m.b;
+	e->e_phnum = 3;
+	Elf64_Phdr ph[3];
+	memcpy(&ph[0], m.b + sizeof *e, sizeof ph[0]);
+	size_t note_at = (size_t)ph[0].p_offset, note_len = (size_t)ph[0].p_filesz;
+	/* the note moves past the three program headers */
+	memmove(m.b + sizeof *e + sizeof ph, m.b + note_at, note_len);
+	ph[0].p_offset = sizeof *e + sizeof ph;
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 0x800, .p_flags = PF_R | PF_W,
+			      .p_vaddr = LOAD_VADDR, .p_filesz = 0x1000, .p_memsz = 0x1000 };
+	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 0x1800, .p_flags = PF_R | PF_W,
+			      .p_vaddr = LOAD_VADDR + 0x100, .p_filesz = 0x800, .p_memsz = 0x800 };
+	memcpy(m.b + sizeof *e, ph, sizeof ph);
+	memset(m.b + 0x800, 0x11, 0x1000);
+	memset(m.b + 0x1800, 0x22, 0x800);
+	m.len = 0x2000;
+	struct cst_core *c = expect_open("overlapping", &m);
+	if (c) {
+		struct cst_target *tg = cst_core_target(c);
+		uint64_t w = 0;
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x880, 8, &w) == 0 &&
+			    w == 0x2222222222222222ull, "in both, first read: 0x%llx", (unsigned long long)w);
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0xa00, 8, &w) == 0 &&
+			    w == 0x1111111111111111ull, "in the first only: 0x%llx", (unsigned long long)w);
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x880, 8, &w) == 0 &&
+			    w == 0x2222222222222222ull, "in both, after a read in the first only: 0x%llx",
+			    (unsigned long long)w);
+		cst_core_close(c);
+	}
+	unit_end();
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(dir, sizeof dir, "%s/core-errors.XXXXXX", argc > 1 ? argv[1] : "/tmp");
@@ -368,6 +410,7 @@ int main(int argc, char **argv)
 	errors();
 	usable();
 	bounds();
+	overlapping();
 	rmdir(dir);
 	return unit_exit();
 }
