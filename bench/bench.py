@@ -368,6 +368,10 @@ def main():
                                 "%.1fx" % (m["gdb"] / cs)))
                 targets.append(("t10001-%s %s: within 4x of cat" % (b, out), cs / m["cat"] <= 4,
                                 "%.1fx" % (cs / m["cat"])))
+                if out == "text":
+                    # the target: a walk reads only the stack bytes it touches
+                    targets.append(("t10001-%s text: within 0.6x of cat" % b, cs <= 0.6 * m["cat"],
+                                    "%.2fx" % (cs / m["cat"])))
                 rs = big["rss"][key]
                 targets.append(("t10001-%s %s: peak RSS below gdb's" % (b, out), rs < big["rss"]["gdb"],
                                 "%.0f MiB vs %.0f MiB" % (rs, big["rss"]["gdb"])))
