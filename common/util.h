@@ -1,8 +1,9 @@
-/* Small helpers shared by common/: a search of sorted address tables, a reader of
- * little-endian fields in raw bytes and a hex writer. */
+/* Small helpers shared by common/: a search of sorted address tables, readers of
+ * fields in raw bytes and a hex writer. */
 #ifndef CST_UTIL_H
 #define CST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -34,6 +35,16 @@ static inline int32_t cst_be32s(const uint8_t *p)
 {
 	uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 	return (int32_t)v;
+}
+
+/* The unsigned SIZE-byte value (1 to 8) at P in byte order BIG_ENDIAN: a target's word, a
+ * note's field. */
+static inline uint64_t cst_word(const uint8_t *p, unsigned size, bool big_endian)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << 8 * (big_endian ? size - 1 - i : i);
+	return v;
 }
 
 /* Lowercase hex digits of the N bytes at P in OUT (2N characters, then a NUL); returns OUT.

@@ -3,6 +3,7 @@
 #include "core.h"
 #include "note_segment.h"
 #include "target.h"
+#include "util.h"
 
 #include <elf.h>
 #include <gelf.h>
@@ -13,15 +14,6 @@
 
 #define MAX_PHNUM 0xffff         /* e_phnum is an Elf32_Half / Elf64_Half */
 
-/* The W-byte word at P, big-endian when BE. */
-static uint64_t word(const uint8_t *p, unsigned w, bool be)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < w; i++)
-		v |= (uint64_t)p[be ? w - 1 - i : i] << (8 * i);
-	return v;
-}
-
 /* Checks the program headers libdwfl would read for the auxiliary vector DESC (SIZE bytes)
  * taken as pairs of W-byte words in byte order BE. */
 static bool check_auxv(struct cst_core *c, const uint8_t *desc, size_t size, unsigned w, bool be,
@@ -29,7 +21,7 @@ static bool check_auxv(struct cst_core *c, const uint8_t *desc, size_t size, uns
 {
 	uint64_t phdr = 0, phent = 0, phnum = 0;
 	for (size_t off = 0; off + 2 * w <= size; off += 2 * w) {
-		uint64_t type = word(desc + off, w, be), val = word(desc + off + w, w, be);
+		uint64_t type = cst_word(desc + off, w, be), val = cst_word(desc + off + w, w, be);
 		if (type == AT_PHDR)
 			phdr = val;
 		else if (type == AT_PHENT)
@@ -51,7 +43,7 @@ static bool check_auxv(struct cst_core *c, const uint8_t *desc, size_t size, uns
 		if (cst_target_read(t, phdr + i * phent, ph, (size_t)phent) < 0)
 			return true;      /* then libdwfl cannot read them either */
 		/* p_type at 0; p_filesz at 32 in an Elf64_Phdr, at 16 in an Elf32_Phdr */
-		uint64_t type = word(ph, 4, be), filesz = w == 8 ? word(ph + 32, 8, be) : word(ph + 16, 4, be);
+		uint64_t type = cst_word(ph, 4, be), filesz = w == 8 ? cst_word(ph + 32, 8, be) : cst_word(ph + 16, 4, be);
 		if (type == PT_DYNAMIC && filesz > 0 && filesz < dyn_min) {
 			snprintf(why, len, "the program headers at NT_AUXV's AT_PHDR 0x%" PRIx64
 				 " hold a PT_DYNAMIC of %" PRIu64 " bytes", phdr, filesz);

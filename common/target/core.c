@@ -3,6 +3,7 @@
 #include "error.h"
 #include "escape.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,14 +182,10 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A field of the core's notes, in the core's byte order. */
 static uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
 {
-	uint64_t v = 0;
-	for (unsigned i = 0; i < size; i++) {
-		unsigned k = c->arch->big_endian ? i : size - 1 - i;
-		v = (v << 8) | p[k];
-	}
-	return v;
+	return cst_word(p, size, c->arch->big_endian);
 }
 
 /* ---- memory ---------------------------------------------------------------------- */

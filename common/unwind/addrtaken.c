@@ -2,6 +2,7 @@
 #include "addrtaken.h"
 #include "memo.h"
 #include "unwind.h"
+#include "util.h"
 
 #include <gelf.h>
 #include <stdlib.h>
@@ -79,10 +80,7 @@ static void scan_data(struct cst_unwind *u, struct builder *b, uint64_t lo, uint
 			break;
 		}
 		for (size_t i = 0; i + w <= len; i += w) {
-			uint64_t v = 0;
-			for (unsigned k = 0; k < w; k++)       /* the architecture's byte order */
-				v |= (uint64_t)buf[i + (u->env->arch->big_endian ? k : w - 1 - k)] << (8 * (w - 1 - k));
-			add(b, v);
+			add(b, cst_word(buf + i, w, u->env->arch->big_endian));
 		}
 	}
 	free(buf);

@@ -180,14 +180,6 @@ static void drop_known(struct vec *c, const struct vec *sorted)
 	c->n = k;
 }
 
-static uint64_t word_at(const uint8_t *p, unsigned size, bool big)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)p[i] << 8 * (big ? size - 1 - i : i);
-	return v;
-}
-
 /* Whether a data section's words may hold code addresses: allocated, not code, holding
  * bits (.data, .data.rel.ro, .rodata, .got, .init_array, .dynamic), not unwind tables. */
 static bool data_section(const GElf_Shdr *sh, const char *name)
@@ -220,7 +212,7 @@ static void data_words(struct cst_unwind *u, const struct cst_entries *e, struct
 			memcpy(buf, (const uint8_t *)file->d_buf + off, n);
 		}
 		for (size_t i = (word - (addr + off) % word) % word; i + word <= n; i += word) {
-			uint64_t v = word_at(buf + i, word, big);
+			uint64_t v = cst_word(buf + i, word, big);
 			if (v >= e->lo && v < e->hi && !push(&s->cands, v))
 				return;
 		}
@@ -356,7 +348,7 @@ static void table_cases(struct cst_unwind *u, const struct cst_entries_ops *ops,
 		size_t c = cst_upper_bound(s->certain.v, s->certain.n, at);
 		uint64_t lo = c > 0 ? s->certain.v[c - 1] : e->lo, hi = c < s->certain.n ? s->certain.v[c] : e->hi;
 		for (size_t k = 0; k < n; k++) {
-			uint64_t t = table + (uint64_t)(int64_t)(int32_t)word_at(buf + 4 * k, 4, false);
+			uint64_t t = table + (uint64_t)(int64_t)(int32_t)cst_word(buf + 4 * k, 4, false);
 			if (!boundary_at(ops, e, s, t))
 				break;
 			if (t >= lo && t < hi &&
