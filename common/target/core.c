@@ -116,18 +116,15 @@ struct cst_core {
 	struct block_cache *file_blocks; /* the mapped files' blocks, as BLOCKS */
 	uint64_t size;           /* bytes of the file when it was opened */
 	const struct cst_arch *arch;
+	/* TARGET's span: the bytes of one cached block of the core as target memory, in a slot
+	 * of BLOCKS that no read has replaced since (a walk reads words of one stack page after
+	 * another: they are copied from there without the segment search and the cache's
+	 * lookup). */
 	struct cst_target target;
 
 	struct load *loads;
 	size_t nloads;
 	size_t last_load;        /* the PT_LOAD the last read came from: a walk reads one stack */
-	/* The bytes of one cached block of the core as target memory: [span_addr, span_addr +
-	 * span_len) is at span_data, in a slot of BLOCKS that no read has replaced since (a
-	 * walk reads words of one stack page after another: they are copied from here without
-	 * the segment search and the cache's lookup).  span_len 0: none. */
-	uint64_t span_addr;
-	size_t span_len;
-	const uint8_t *span_data;
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
@@ -388,21 +385,21 @@ static void set_span(struct cst_core *c, uint64_t addr, uint64_t off, size_t n)
 	}
 	if (addr < va || addr - va >= len)
 		return;
-	c->span_addr = va;
-	c->span_len = (size_t)len;
-	c->span_data = bc->data[bc->last] + (lo & (BLOCK_SIZE - 1));
+	c->target.span.addr = va;
+	c->target.span.len = (size_t)len;
+	c->target.span.data = bc->data[bc->last] + (lo & (BLOCK_SIZE - 1));
 }
 
 static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct cst_core *c = priv;
 	uint8_t *out = buf;
-	uint64_t rel = addr - c->span_addr;
-	if (rel < c->span_len && len <= c->span_len - rel) {
+	uint64_t rel = addr - c->target.span.addr;
+	if (rel < c->target.span.len && len <= c->target.span.len - rel) {
 		if (len == 8)
-			memcpy(out, c->span_data + rel, 8);    /* a word: one move, not a call */
+			memcpy(out, c->target.span.data + rel, 8);    /* a word: one move, not a call */
 		else
-			memcpy(out, c->span_data + rel, len);
+			memcpy(out, c->target.span.data + rel, len);
 		return 0;
 	}
 	while (len > 0) {
@@ -411,7 +408,7 @@ static int core_read(void *priv, uint64_t addr, void *buf, size_t len)
 		if (n > 0) {
 			if (n > len)
 				n = len;
-			c->span_len = 0;         /* the read may replace its block */
+			c->target.span.len = 0;         /* the read may replace its block */
 			if (read_file_bytes(c, off, out, n) < 0)
 				return -CST_E_MEMORY;
 			set_span(c, addr, off, n);
@@ -464,7 +461,7 @@ static const char *core_copied_code(void *priv, uint64_t addr)
 }
 
 static const struct cst_target_ops core_target_ops = {
-	.read = core_read, .anon_code = core_anon_code, .copied_code = core_copied_code,
+	.read = core_read, .anon_code = core_anon_code, .copied_code = core_copied_code, .span = true,
 };
 
 /* ---- notes ----------------------------------------------------------------------- */

@@ -24,7 +24,7 @@ const char *cst_target_copied_code(const struct cst_target *t, uint64_t addr)
 	return t->ops->copied_code ? t->ops->copied_code(t->priv, addr) : NULL;
 }
 
-int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out)
+int cst_target_read_word_slow(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out)
 {
 	uint8_t b[8];
 	if (size != 4 && size != 8)

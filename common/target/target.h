@@ -4,9 +4,11 @@
 #ifndef CST_TARGET_H
 #define CST_TARGET_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 struct cst_target_ops {
 	/* Reads LEN bytes at target virtual address ADDR into BUF.  Returns 0, or
@@ -21,6 +23,9 @@ struct cst_target_ops {
 	 * no module spans (node maps a copy of its embedded V8 builtins near its JIT code and
 	 * runs them there).  NULL otherwise, or when the back end cannot tell (NULL op). */
 	const char *(*copied_code)(void *priv, uint64_t addr);
+	/* Whether the back end keeps struct cst_target's span (a false default leaves it unread,
+	 * so a back end that does not know it need not set it up). */
+	bool span;
 };
 
 /* Bytes by which a segment's distance from its file's first mapping may exceed its distance
@@ -37,10 +42,21 @@ static inline bool cst_in_module_layout(uint64_t base, uint64_t start, uint64_t 
 	return start - base <= offset + CST_MODULE_LAYOUT_SLACK;
 }
 
+/* Target memory a back end holds in a buffer of its own: [addr, addr + len) is at data.
+ * A walk reads word after word of one stack: cst_target_read_word copies them from here
+ * without a call.  len 0: none. */
+struct cst_target_span {
+	uint64_t addr;
+	size_t len;
+	const uint8_t *data;
+};
+
 struct cst_target {
 	const struct cst_target_ops *ops;
 	void *priv;
 	bool big_endian;   /* byte order of target words */
+	struct cst_target_span span;  /* read only when ops->span; the back end keeps it valid
+				       * (its read may move it) */
 };
 
 /* Reads LEN bytes at ADDR; 0 or -CST_E_MEMORY. */
@@ -54,8 +70,22 @@ bool cst_target_anon_code(const struct cst_target *t, uint64_t addr);
  * owns; NULL when ADDR is not in such a copy or the back end cannot tell. */
 const char *cst_target_copied_code(const struct cst_target *t, uint64_t addr);
 
+/* cst_target_read_word through the back end's read. */
+int cst_target_read_word_slow(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out);
+
 /* Reads one SIZE-byte word (4 or 8) at ADDR in the target's byte order into *OUT
  * (zero-extended).  Returns 0, -CST_E_MEMORY, or -CST_E_INVAL for another SIZE. */
-int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out);
+static inline int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size,
+				       uint64_t *out)
+{
+	uint64_t rel = addr - t->span.addr;
+	if (t->ops->span && size == 8 && rel < t->span.len && t->span.len - rel >= 8) {
+		uint64_t v;
+		memcpy(&v, t->span.data + rel, 8);
+		*out = t->big_endian ? be64toh(v) : le64toh(v);
+		return 0;
+	}
+	return cst_target_read_word_slow(t, addr, size, out);
+}
 
 #endif
