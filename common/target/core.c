@@ -461,7 +461,8 @@ static const char *core_copied_code(void *priv, uint64_t addr)
 }
 
 static const struct cst_target_ops core_target_ops = {
-	.read = core_read, .anon_code = core_anon_code, .copied_code = core_copied_code, .span = true,
+	.read = core_read, .anon_code = core_anon_code, .copied_code = core_copied_code,
+	.fixed = true, .span = true,
 };
 
 /* ---- notes ----------------------------------------------------------------------- */

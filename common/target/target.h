@@ -23,6 +23,9 @@ struct cst_target_ops {
 	 * no module spans (node maps a copy of its embedded V8 builtins near its JIT code and
 	 * runs them there).  NULL otherwise, or when the back end cannot tell (NULL op). */
 	const char *(*copied_code)(void *priv, uint64_t addr);
+	/* Whether the memory stays as it is while the target is open (a core file): what a walk
+	 * reads of it, such as the functions that linkage stubs lead to, may be remembered. */
+	bool fixed;
 	/* Whether the back end keeps struct cst_target's span (a false default leaves it unread,
 	 * so a back end that does not know it need not set it up). */
 	bool span;

@@ -217,21 +217,31 @@ static struct cst_row *converted_row(struct cst_unwind *u, Dwarf_Frame *frame, b
 	return row;
 }
 
+int cst_cfi_row_at(struct cst_unwind *u, uint64_t pc, const struct cst_row **row, uint64_t *bias,
+		   bool *owned)
+{
+	Dwarf_Frame *frame = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, pc, bias) : NULL;
+	if (!frame)
+		return 0;
+	*row = converted_row(u, frame, owned);
+	return *row ? 1 : -CST_E_NOMEM;
+}
+
 int cst_cfi_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
 		 struct cst_frame *c, struct cst_step *out)
 {
 	uint64_t bias, cfa = 0;
-	Dwarf_Frame *frame = u->env->syms ? cst_symbols_cfi_cached(u->env->syms, f->lookup_pc, &bias) : NULL;
-	if (!frame)
-		return -CST_E_DECODE;
+	const struct cst_row *row;
 	bool owned;
+	int rc = cst_unwind_cfi_row(u, f, &row, &bias, &owned);
+	if (rc == 0)
+		return -CST_E_DECODE;
 	out->fp_record = false;
-	struct cst_row *row = converted_row(u, frame, &owned);
-	if (!row)
+	if (rc < 0)
 		return -CST_E_DECODE;             /* no memory: the other strategies are tried */
-	int rc = cst_row_apply(u, row, bias, &f->regs, &c->regs, &cfa, &out->fp_record, out->origin);
+	rc = cst_row_apply(u, row, bias, &f->regs, &c->regs, &cfa, &out->fp_record, out->origin);
 	if (owned)
-		free(row);
+		free((struct cst_row *)row);
 	if (rc > 0)
 		f->cfa = cfa;
 	/* an expression it cannot evaluate: the other strategies are tried */

@@ -61,6 +61,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	u->env = env;
 	u->cur = 0;
 	u->cur_fn_state = 0;
+	u->cur_rec = NULL;
 	u->cur_is_context = false;
 	u->cur_pending = false;
 	u->qhead = u->qlen = 0;
@@ -152,9 +153,10 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 #define MAX_ADDR_FACTS (64 * 1024)
 
 struct addr_cache {
-	struct cst_memo *ra;     /* struct ra_facts by return address */
-	struct cst_memo *calls;  /* struct call_facts by return address */
-	struct cst_memo *fn;     /* struct fn_facts by function lookup address */
+	struct cst_memo *ras;    /* struct cst_ra_record * by return address */
+	struct ra_block *blocks; /* where the records are, newest first */
+	struct cst_memo *fn;     /* struct fn_facts by function lookup address, for frames
+				  * looked up at an exact pc (frame 0, a signal's callers) */
 	struct cst_memo *records;  /* struct record_facts by return address */
 	struct cst_memo *rows;   /* struct analysed by lookup address */
 	struct cst_memo *targets;  /* struct target_facts by the entry a call target resolves to */
@@ -164,12 +166,6 @@ struct ra_facts {
 	bool known;              /* known_code(pc, pc - 1) */
 	bool signal_frame;       /* the architecture's signal_frame: a signal restorer's code */
 	bool cfi_signal;         /* the CFI row of the pc is marked as a signal frame's */
-};
-
-struct call_facts {
-	uint64_t fn_start;       /* the function call_before was given (0: none) */
-	int rc;                  /* what call_before returned */
-	struct cst_call_site site;
 };
 
 struct record_facts {
@@ -199,6 +195,42 @@ struct fn_facts {
 	bool fault_callee;       /* one of arch->fault_callees */
 };
 
+/* What the cursor learns of one return address RA and of the function around its lookup
+ * address (RA less one byte, or arch->ra_offset bytes: a caller's), all of which depends
+ * on those addresses alone: a step asks for its caller's record once and finds there what
+ * it would otherwise look up address by address.  Each part is filled the first time it is
+ * asked for, as the lookups it replaces would have run. */
+struct cst_ra_record {
+	uint64_t ra, lookup;
+	struct ra_facts ra_facts;        /* of RA */
+	int8_t fn_state;         /* 0 not looked up, 1 FN is the function at LOOKUP, -1 none */
+	int8_t cfi_state;        /* 0 not looked up (or a row that is not kept), 1 CFI_ROW is the
+				  * CFI row at LOOKUP, -1 none there */
+	int8_t call_state;       /* 0 not decoded, 1 CALL_RC and SITE are call_before's at RA */
+	int8_t row_state;        /* 0 not analysed (or a row that is not kept), 1 ROW is
+				  * analysed_row_at's at LOOKUP */
+	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
+				  * and TARGET_FN (TARGET_FOUND) */
+	bool target_found;
+	struct fn_facts facts;   /* FN's, when fn_state is 1 */
+	int call_rc;
+	uint64_t cfi_bias;
+	const struct cst_row *cfi_row;
+	const struct cst_row *row;       /* NULL: the analysis gives no answer there */
+	uint64_t entry;
+	struct cst_call_site site;
+	struct cst_func fn, target_fn;
+};
+
+/* Records are allocated RA_BLOCK at a time and freed with the cache. */
+#define RA_BLOCK 256
+
+struct ra_block {
+	struct ra_block *next;
+	size_t used;
+	struct cst_ra_record rec[RA_BLOCK];
+};
+
 static struct addr_cache *addr_cache(struct cst_unwind *u)
 {
 	struct cst_unwind_env *env = u->env;
@@ -206,8 +238,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		struct addr_cache *ac = calloc(1, sizeof *ac);
 		if (!ac)
 			return NULL;
-		ac->ra = cst_memo_new(sizeof(struct ra_facts), MAX_ADDR_FACTS);
-		ac->calls = cst_memo_new(sizeof(struct call_facts), MAX_ADDR_FACTS);
+		ac->ras = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
@@ -228,8 +259,11 @@ static void addr_cache_free(struct cst_unwind_env *env)
 	if (ac) {
 		cst_memo_each(ac->rows, free_analysed, NULL);
 		cst_memo_free(ac->rows);
-		cst_memo_free(ac->ra);
-		cst_memo_free(ac->calls);
+		cst_memo_free(ac->ras);
+		for (struct ra_block *b = ac->blocks, *next; b; b = next) {
+			next = b->next;
+			free(b);
+		}
 		cst_memo_free(ac->fn);
 		cst_memo_free(ac->records);
 		cst_memo_free(ac->targets);
@@ -239,25 +273,20 @@ static void addr_cache_free(struct cst_unwind_env *env)
 }
 
 /* arch->call_before for return address RA in FN, the function of RA's lookup address (the
- * callers ask only there), remembered per RA and FN's start. */
-static int call_before(struct cst_unwind *u, const struct cst_func *fn, uint64_t ra,
-		       struct cst_call_site *site)
+ * callers ask only there), remembered in RA's record R (NULL: not remembered). */
+static int call_before(struct cst_unwind *u, struct cst_ra_record *r, const struct cst_func *fn,
+		       uint64_t ra, struct cst_call_site *site)
 {
-	struct addr_cache *ac = addr_cache(u);
-	uint64_t start = fn ? fn->start : 0;
-	const struct call_facts *m = ac ? cst_memo_get(ac->calls, ra) : NULL;
-	if (m && m->fn_start == start) {
-		if (m->rc >= 0)
-			*site = m->site;
-		return m->rc;
+	if (!r)
+		return u->env->arch->call_before(u, fn, ra, site);
+	if (r->call_state == 0) {
+		r->site = *site;
+		r->call_rc = u->env->arch->call_before(u, fn, ra, &r->site);
+		r->call_state = 1;
 	}
-	struct call_facts v = { .fn_start = start, .site = *site };
-	v.rc = u->env->arch->call_before(u, fn, ra, &v.site);
-	if (ac && !m)
-		cst_memo_put(ac->calls, ra, &v);
-	if (v.rc >= 0)
-		*site = v.site;
-	return v.rc;
+	if (r->call_rc >= 0)
+		*site = r->site;
+	return r->call_rc;
 }
 
 /* The DWARF call-site record of return address RA (cst_callsites_target), remembered. */
@@ -294,14 +323,18 @@ int cst_row_step(struct cst_unwind *u, const struct cst_row *row, struct cst_fra
 }
 
 /* The rule row arch->analyse finds at PC in FN: remembered per PC (FN is PC's function), or
- * ROW filled when it is not kept.  NULL when the analysis gives no answer there. */
-static const struct cst_row *analysed_row(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc,
-					  struct cst_row *row)
+ * ROW filled when it is not kept.  NULL when the analysis gives no answer there.  *KEPT: the
+ * answer is the one remembered (valid as long as the cache). */
+static const struct cst_row *analysed_row_at(struct cst_unwind *u, const struct cst_func *fn, uint64_t pc,
+					     struct cst_row *row, bool *kept)
 {
 	struct addr_cache *ac = addr_cache(u);
 	const struct analysed *m = ac ? cst_memo_get(ac->rows, pc) : NULL;
-	if (m && m->fn_start == fn->start)
+	*kept = false;
+	if (m && m->fn_start == fn->start) {
+		*kept = true;
 		return m->row;
+	}
 	int rc = u->env->arch->analyse(u, fn, pc, row);
 	if (m || !ac || (rc < 0 && rc != -CST_E_DECODE))
 		return rc < 0 ? NULL : row;          /* not kept: another function, or no memory */
@@ -317,7 +350,30 @@ static const struct cst_row *analysed_row(struct cst_unwind *u, const struct cst
 		free(v.row);
 		return rc < 0 ? NULL : row;
 	}
+	*kept = true;
 	return v.row;
+}
+
+/* analysed_row_at for the lookup address of record R (NULL: not remembered there), FN its
+ * function. */
+static const struct cst_row *analysed_row(struct cst_unwind *u, struct cst_ra_record *r,
+					  const struct cst_func *fn, uint64_t pc, struct cst_row *row)
+{
+	if (r && r->row_state == 1)
+		return r->row;
+	bool kept;
+	const struct cst_row *got = analysed_row_at(u, fn, pc, row, &kept);
+	if (r && kept) {
+		r->row_state = 1;
+		r->row = got;
+	}
+	return got;
+}
+
+/* The record of F's return address when F is the cursor's current frame and has one. */
+static struct cst_ra_record *frame_record_of(struct cst_unwind *u, const struct cst_frame *f)
+{
+	return f == cur_frame(u) ? u->cur_rec : NULL;
 }
 
 int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn,
@@ -333,9 +389,10 @@ int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	 * it, the state the analysis finds there is not the caller's at a return: V8 returns
 	 * into the first byte of a builtin (a deoptimized frame), whose byte before is the
 	 * padding after the function before it. */
-	if (f->lookup_pc + 1 == f->pc && a->call_before && call_before(u, fn, f->pc, &site) < 0)
+	struct cst_ra_record *rec = frame_record_of(u, f);
+	if (f->lookup_pc + 1 == f->pc && a->call_before && call_before(u, rec, fn, f->pc, &site) < 0)
 		return -CST_E_DECODE;
-	const struct cst_row *r = analysed_row(u, fn, f->lookup_pc, &row);
+	const struct cst_row *r = analysed_row(u, rec, fn, f->lookup_pc, &row);
 	if (!r)
 		return -CST_E_DECODE;
 	int rc = cst_row_step(u, r, f, c, out, &frame_record);
@@ -475,7 +532,7 @@ static uint64_t through_stubs(struct cst_unwind *u, uint64_t addr)
 /* The function a call to TARGET enters, through linkage stubs: its entry in *ENTRY, and
  * whether *FN (its function) is known.  The stubs are followed each time (a stub's GOT slot
  * changes when a live process binds it lazily); the function is remembered per entry. */
-static bool call_target_func(struct cst_unwind *u, uint64_t target, uint64_t *entry, struct cst_func *fn)
+static bool call_target_func_at(struct cst_unwind *u, uint64_t target, uint64_t *entry, struct cst_func *fn)
 {
 	struct addr_cache *ac = addr_cache(u);
 	uint64_t resolved = through_stubs(u, target);
@@ -493,6 +550,24 @@ static bool call_target_func(struct cst_unwind *u, uint64_t target, uint64_t *en
 	if (v.found)
 		*fn = v.fn;
 	return v.found;
+}
+
+/* call_target_func_at for the target of the direct call before the return address of
+ * record R (NULL: not remembered), kept there when the target's memory does not change
+ * (the linkage stubs it went through stay bound as they were). */
+static bool call_target_func(struct cst_unwind *u, struct cst_ra_record *r, uint64_t target,
+			     uint64_t *entry, struct cst_func *fn)
+{
+	if (!r || !u->env->target->ops->fixed)
+		return call_target_func_at(u, target, entry, fn);
+	if (r->target_state == 0) {
+		r->target_found = call_target_func_at(u, target, &r->entry, &r->target_fn);
+		r->target_state = 1;
+	}
+	*entry = r->entry;
+	if (r->target_found)
+		*fn = r->target_fn;
+	return r->target_found;
 }
 
 struct path_search {
@@ -896,7 +971,8 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 /* Queues the frames of the functions that tail-called away between callee F (function
  * CALLEE) and caller C (function CALLER, NULL when unknown). */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
-				 const struct cst_frame *c, const struct cst_func *caller, bool skipped)
+				 const struct cst_frame *c, const struct cst_func *caller,
+				 struct cst_ra_record *crec, bool skipped)
 {
 	const struct cst_arch *a = u->env->arch;
 	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
@@ -908,7 +984,7 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
-	if (call_before(u, caller, c->pc, &site) < 0)
+	if (call_before(u, crec, caller, c->pc, &site) < 0)
 		return;
 	char how[48] = "";
 	uint64_t t = site.target;
@@ -917,7 +993,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	}
 	struct cst_func tf;
-	if (!call_target_func(u, t, &t, &tf) || same_function(&tf, callee) || pieces_of_one(u, &tf, callee))
+	if (!call_target_func(u, site.direct ? crec : NULL, t, &t, &tf) || same_function(&tf, callee) ||
+	    pieces_of_one(u, &tf, callee))
 		return;
 	if (tf.start != t)
 		return;                                   /* not a function entry: not a call we know */
@@ -956,11 +1033,10 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
-/* Whether the current frame's function is one of NAMES (NULL-terminated, or NULL). */
-static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
+/* Whether FN (NULL: none known) is one of NAMES (NULL-terminated, or NULL). */
+static bool func_listed(const struct cst_func *fn, const char *const *names)
 {
-	const struct cst_func *fn = names ? cur_func(u) : NULL;
-	if (!fn || !fn->name)
+	if (!names || !fn || !fn->name)
 		return false;
 	char base[256];
 	cst_symbols_base_name(fn->name, base, sizeof base);
@@ -970,10 +1046,33 @@ static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
 	return false;
 }
 
+/* Whether the current frame's function is one of NAMES (NULL-terminated, or NULL). */
+static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
+{
+	return func_listed(names ? cur_func(u) : NULL, names);
+}
+
+/* The function at record R's lookup address, NULL when none is known; looked up once, with
+ * its facts. */
+static const struct cst_func *record_func(struct cst_unwind *u, struct cst_ra_record *r)
+{
+	if (r->fn_state == 0) {
+		r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
+		const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
+		r->facts.outermost = func_listed(fn, u->env->arch->outermost);
+		r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
+	}
+	return r->fn_state > 0 ? &r->fn : NULL;
+}
+
 /* Whether the current frame's function is one of the architecture's outermost functions
  * and fault callees, remembered per lookup address. */
 static struct fn_facts cur_fn_facts(struct cst_unwind *u)
 {
+	if (u->cur_rec) {
+		record_func(u, u->cur_rec);
+		return u->cur_rec->facts;
+	}
 	struct addr_cache *ac = addr_cache(u);
 	uint64_t key = cur_frame(u)->lookup_pc;
 	const struct fn_facts *m = ac ? cst_memo_get(ac->fn, key) : NULL;
@@ -999,13 +1098,9 @@ static bool known_code(const struct cst_unwind *u, uint64_t pc, uint64_t lookup)
 	       (u->env->jit && cst_perfmap_lookup(u->env->jit, lookup, NULL));
 }
 
-/* What is known of return address PC (struct ra_facts), remembered. */
+/* What is known of return address PC (struct ra_facts). */
 static struct ra_facts ra_facts(struct cst_unwind *u, uint64_t pc)
 {
-	struct addr_cache *ac = addr_cache(u);
-	const struct ra_facts *m = ac ? cst_memo_get(ac->ra, pc) : NULL;
-	if (m)
-		return *m;
 	struct ra_facts v = {
 		.known = known_code(u, pc, pc - 1),
 		.signal_frame = u->env->arch->signal_frame && u->env->arch->signal_frame(u, pc),
@@ -1016,9 +1111,67 @@ static struct ra_facts ra_facts(struct cst_unwind *u, uint64_t pc)
 		Dwarf_Addr s, e;
 		dwarf_frame_info(row, &s, &e, &v.cfi_signal);
 	}
-	if (ac)
-		cst_memo_put(ac->ra, pc, &v);
 	return v;
+}
+
+/* Where a caller whose return address is RA is looked up: the call's last byte (or, SPARC,
+ * the call itself, arch->ra_offset bytes back), in its own function even when the call
+ * ends it. */
+static uint64_t caller_lookup(const struct cst_arch *a, uint64_t ra)
+{
+	return a->ra_offset ? ra - a->ra_offset : ra - 1;
+}
+
+/* The record of return address RA, with its facts (struct ra_facts); NULL when it is not
+ * kept (no memory, or past the bound: then everything is asked address by address). */
+static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
+{
+	struct addr_cache *ac = addr_cache(u);
+	if (!ac)
+		return NULL;
+	struct cst_ra_record *const *m = cst_memo_get(ac->ras, ra);
+	if (m)
+		return *m;
+	struct ra_block *b = ac->blocks;
+	if (!b || b->used == RA_BLOCK) {
+		if (!(b = malloc(sizeof *b)))
+			return NULL;
+		b->next = ac->blocks;
+		b->used = 0;
+		ac->blocks = b;
+	}
+	struct cst_ra_record *r = &b->rec[b->used];
+	if (!cst_memo_put(ac->ras, ra, &r))
+		return NULL;
+	b->used++;
+	memset(r, 0, sizeof *r);
+	r->ra = ra;
+	r->lookup = caller_lookup(u->env->arch, ra);
+	r->ra_facts = ra_facts(u, ra);
+	return r;
+}
+
+int cst_unwind_cfi_row(struct cst_unwind *u, const struct cst_frame *f, const struct cst_row **row,
+		       uint64_t *bias, bool *owned)
+{
+	struct cst_ra_record *r = frame_record_of(u, f);
+	if (r && r->cfi_state < 0)
+		return 0;
+	if (r && r->cfi_state > 0) {
+		*row = r->cfi_row;
+		*bias = r->cfi_bias;
+		*owned = false;
+		return 1;
+	}
+	int rc = cst_cfi_row_at(u, f->lookup_pc, row, bias, owned);
+	if (r && rc == 0) {
+		r->cfi_state = -1;
+	} else if (r && rc > 0 && !*owned) {
+		r->cfi_state = 1;
+		r->cfi_row = *row;
+		r->cfi_bias = *bias;
+	}
+	return rc;
 }
 
 /* Ends the walk at F, found to have no caller: the outermost frame, unless F's code is
@@ -1113,7 +1266,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
-	struct ra_facts rf = ra_facts(u, c->pc);
+	struct cst_ra_record *rec = ra_record(u, c->pc);
+	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
 	if (!rf.known) {
 		const char *copy = NULL;
 		bool anon = cst_target_anon_code(u->env->target, c->pc - 1);
@@ -1128,7 +1282,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 
 	/* A caller's return address may be the first byte of the next function: look it up one
 	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
-	c->lookup_pc = f->signal_frame ? c->pc : a->ra_offset ? c->pc - a->ra_offset : c->pc - 1;
+	c->lookup_pc = f->signal_frame ? c->pc : caller_lookup(a, c->pc);
 	if (ff.fault_callee)
 		c->lookup_pc = c->pc;   /* entered as if called at the faulting instruction */
 	if (rf.signal_frame || rf.cfi_signal) {
@@ -1140,8 +1294,18 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* the callee's CFA is known now; the caller's own only when its caller is found */
 	c->callee_cfa = f->cfa;
 	c->cfa = 0;
+	if (rec && c->lookup_pc != rec->lookup)
+		rec = NULL;             /* what it records of the lookup address is another's */
 	struct cst_func caller;
-	int caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
+	int caller_state;
+	if (rec) {
+		const struct cst_func *fn = record_func(u, rec);
+		caller_state = fn ? 1 : -1;
+		if (fn)
+			caller = *fn;
+	} else {
+		caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
+	}
 	/* Bounds guessed from the code's layout alone (entries.h) could make a piece of one
 	 * function look like another: no lost tail call is searched there. */
 	const struct cst_func *callee_fn = cur_func(u);
@@ -1149,11 +1313,13 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		snprintf(c->note, sizeof c->note,
 			 "function bounds guessed from the code's layout: lost tail calls not searched");
 	else
-		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, step.caller_skipped);
+		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, rec,
+				     step.caller_skipped);
 	bool interrupted = f->signal_frame;
 	u->cur = !u->cur;              /* C is the current frame now */
 	u->cur_fn = caller;
 	u->cur_fn_state = caller_state;
+	u->cur_rec = rec;
 	u->cur_is_context = interrupted;
 	if (u->qlen == 0)
 		return emit(u, c, out);

@@ -100,6 +100,7 @@ enum cst_stop {
 };
 
 struct cst_perfmap;
+struct cst_ra_record;
 
 struct cst_unwind_env {
 	const struct cst_arch *arch;
@@ -136,6 +137,8 @@ struct cst_unwind {
 	int cur;
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, -1 no function known */
+	struct cst_ra_record *cur_rec;  /* what is remembered of cur's return address and lookup
+					 * address (unwind.c), or NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
 	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
 	struct cst_inserted_frame queue[CST_MAX_TAIL_DEPTH + 1];
@@ -236,6 +239,17 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 
 /* Internal to common/: frees ENV->cfi_cache (cfi.c). */
 void cst_cfi_cache_free(struct cst_unwind_env *env);
+
+/* Internal to common/: the CFI row at PC, converted (row.h), in *ROW with the load bias of
+ * its module in *BIAS; *OWNED when the caller must free it (a row that is not kept).
+ * Returns 1, 0 when PC has no CFI, or -CST_E_NOMEM.  In cfi.c. */
+int cst_cfi_row_at(struct cst_unwind *u, uint64_t pc, const struct cst_row **row, uint64_t *bias,
+		   bool *owned);
+
+/* Internal to common/: cst_cfi_row_at at F's lookup pc, remembered with F's return address
+ * when F is U's current frame. */
+int cst_unwind_cfi_row(struct cst_unwind *u, const struct cst_frame *f, const struct cst_row **row,
+		       uint64_t *bias, bool *owned);
 
 /* Internal to common/: the function containing ADDR from symbols, CFI bounds, or the
  * architecture's guess (arch->guess_func).  Returns 0 or -CST_E_NO_FUNC. */
