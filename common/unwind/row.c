@@ -34,9 +34,13 @@ static int row_cfa(struct cst_unwind *u, const struct cst_row *row, uint64_t bia
 void cst_row_index(struct cst_row *row, int nregs)
 {
 	row->defined = 0;
-	for (int r = 0; r < nregs && r < CST_NREGS && r < 64; r++)
+	row->same = 0;
+	for (int r = 0; r < nregs && r < CST_NREGS && r < 64; r++) {
 		if (row->reg[r].kind != CST_RULE_UNDEFINED)
 			row->defined |= 1ull << r;
+		if (row->reg[r].kind == CST_RULE_SAME)
+			row->same |= 1ull << r;
+	}
 	row->indexed = true;
 }
 
@@ -56,6 +60,17 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 	const int nregs = arch->nregs < CST_NREGS ? arch->nregs : CST_NREGS;
 	/* the registers with a rule, lowest first */
 	uint64_t todo = row->indexed ? row->defined : nregs >= 64 ? ~0ull : (1ull << nregs) - 1;
+	if (row->indexed) {
+		/* the same-value rules at once: the callee's valid registers among them */
+		uint64_t same = row->same & in->valid[0];
+		out->valid[0] |= same;
+		for (uint64_t m = same; m; m &= m - 1) {
+			int r = __builtin_ctzll(m);
+			out->val[r] = in->val[r];
+			origin_set(origin, r, CST_REG_SAME, 0);
+		}
+		todo &= ~row->same;
+	}
 	while (todo) {
 		int r = __builtin_ctzll(todo);
 		todo &= todo - 1;
