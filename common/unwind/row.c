@@ -31,15 +31,32 @@ static int row_cfa(struct cst_unwind *u, const struct cst_row *row, uint64_t bia
 	return -CST_E_CFI;
 }
 
+/* For the save slot at ADDR of the caller's register R, which cannot be read: 0 (the
+ * register stays unknown), or -CST_E_MEMORY when R is the return address (the fault noted
+ * on U). */
+static int unreadable(struct cst_unwind *u, int r, uint64_t addr)
+{
+	if (r != u->env->arch->pc_reg)
+		return 0;
+	cst_unwind_note_fault(u, addr);
+	return -CST_E_MEMORY;
+}
+
 void cst_row_index(struct cst_row *row, int nregs)
 {
 	row->defined = 0;
 	row->same = 0;
+	row->saved = 0;
+	row->at_cfa = 0;
 	for (int r = 0; r < nregs && r < CST_NREGS && r < 64; r++) {
 		if (row->reg[r].kind != CST_RULE_UNDEFINED)
 			row->defined |= 1ull << r;
 		if (row->reg[r].kind == CST_RULE_SAME)
 			row->same |= 1ull << r;
+		if (row->reg[r].kind == CST_RULE_OFFSET)
+			row->saved |= 1ull << r;
+		if (row->reg[r].kind == CST_RULE_VAL_OFFSET)
+			row->at_cfa |= 1ull << r;
 	}
 	row->indexed = true;
 }
@@ -67,9 +84,41 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		for (uint64_t m = same; m; m &= m - 1) {
 			int r = __builtin_ctzll(m);
 			out->val[r] = in->val[r];
-			origin_set(origin, r, CST_REG_SAME, 0);
+			if (origin)
+				origin_set(origin, r, CST_REG_SAME, 0);
 		}
 		todo &= ~row->same;
+	}
+	if (row->indexed && !(todo & ~(row->saved | row->at_cfa))) {
+		/* a row of saved registers and values at the CFA alone (a frame record's, most
+		 * CFI rows): neither reads another's result, nor fails but for the return
+		 * address, so that they are found by kind, without the loop below */
+		for (uint64_t m = row->at_cfa; m; m &= m - 1) {
+			int r = __builtin_ctzll(m);
+			out->val[r] = cfa + (uint64_t)row->reg[r].n;
+			out->valid[0] |= 1ull << r;
+			if (origin)
+				origin_set(origin, r, CST_REG_COMPUTED, 0);
+			if (r == arch->pc_reg)
+				ra_defined = true;
+		}
+		for (todo &= row->saved; todo; todo &= todo - 1) {
+			int r = __builtin_ctzll(todo);
+			uint64_t v, addr = cfa + (uint64_t)row->reg[r].n;
+			if (r == arch->fp_reg)
+				fp_slot = addr;
+			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
+				if ((rc = unreadable(u, r, addr)) < 0)
+					return rc;
+				continue;
+			}
+			out->val[r] = v;
+			out->valid[0] |= 1ull << r;
+			if (origin)
+				origin_set(origin, r, CST_REG_SAVED, addr);
+			if (r == arch->pc_reg)
+				ra_defined = true;
+		}
 	}
 	while (todo) {
 		int r = __builtin_ctzll(todo);
@@ -114,10 +163,9 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 				fp_slot = v;
 			addr = v;
 			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
-				if (r != arch->pc_reg)
-					continue;        /* a register we could not read stays unknown */
-				cst_unwind_note_fault(u, addr);
-				return -CST_E_MEMORY;
+				if ((rc = unreadable(u, r, addr)) < 0)
+					return rc;
+				continue;
 			}
 		}
 		cst_reg_set(out, r, v);

@@ -50,12 +50,14 @@ struct cst_row {
 	int8_t frame_record;     /* 1: the callee's frame record is set up (fp = CFA - 2 words,
 				  * the caller's fp saved there), 0: it is not, -1: decided from
 				  * the callee's registers when the row is applied (CFI) */
-	bool indexed;            /* DEFINED and SAME are set (cst_row_index); false in a row
-				  * zeroed or built field by field: every register's rule is
+	bool indexed;            /* DEFINED, SAME, SAVED and AT_CFA are set (cst_row_index); false in a
+				  * row zeroed or built field by field: every register's rule is
 				  * looked at */
 	uint64_t defined;        /* bit r: reg[r] is not CST_RULE_UNDEFINED */
 	uint64_t same;           /* bit r: reg[r] is CST_RULE_SAME (most of a row's rules: the
 				  * preserved registers a function leaves alone), copied at once */
+	uint64_t saved;          /* bit r: reg[r] is CST_RULE_OFFSET */
+	uint64_t at_cfa;         /* bit r: reg[r] is CST_RULE_VAL_OFFSET */
 	struct cst_rule reg[CST_NREGS];  /* by DWARF number; only the architecture's registers,
 					  * 0..arch->nregs-1, are read (a strategy may leave the
 					  * rest unset) */
@@ -93,7 +95,7 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		  const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa,
 		  bool *frame_record, struct cst_reg_origin *origin);
 
-/* Sets ROW's DEFINED and SAME from its rules for registers 0..NREGS-1 (NREGS <= 64), for a
+/* Sets ROW's DEFINED, SAME, SAVED and AT_CFA from its rules for registers 0..NREGS-1 (NREGS <= 64), for a
  * row kept and applied many times: cst_row_apply then looks at those rules alone.  ROW's
  * rules must not change after. */
 void cst_row_index(struct cst_row *row, int nregs);
