@@ -42,9 +42,13 @@ static inline bool cst_reg_valid(const struct cst_regs *r, int n)
 	return n >= 0 && n < CST_NREGS && (r->valid[n / 64] >> (n % 64)) & 1;
 }
 
+/* Registers that cst_regs_copy copies as a block of fixed size, without a call. */
+#define CST_REGS_SHORT 24
+
 /* Copies FROM's valid bits and the values of its registers up to the highest valid one to
  * TO: the values behind invalid bits are never read, and a frame's 64 slots hold a handful
- * of registers (17 on x86-64), which a frame handed out on every step need not copy. */
+ * of registers (17 on x86-64), which a frame handed out on every step need not copy.  Up to
+ * CST_REGS_SHORT registers are copied as one block, whatever the highest valid one. */
 static inline void cst_regs_copy(struct cst_regs *to, const struct cst_regs *from)
 {
 	int n = 0;
@@ -53,7 +57,10 @@ static inline void cst_regs_copy(struct cst_regs *to, const struct cst_regs *fro
 			n = 64 * w + 64 - __builtin_clzll(from->valid[w]);
 			break;
 		}
-	memcpy(to->val, from->val, (size_t)n * sizeof to->val[0]);
+	if (n <= CST_REGS_SHORT)
+		memcpy(to->val, from->val, CST_REGS_SHORT * sizeof to->val[0]);
+	else
+		memcpy(to->val, from->val, (size_t)n * sizeof to->val[0]);
 	memcpy(to->valid, from->valid, sizeof to->valid);
 }
 

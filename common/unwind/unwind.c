@@ -42,11 +42,13 @@ void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr)
 	snprintf(u->stop_detail, sizeof u->stop_detail, "cannot read memory at 0x%" PRIx64, addr);
 }
 
-/* Clears F as a new frame: the fields and no valid register (the values behind the valid
- * bits are left as they are: a walk clears one frame per step). */
+/* Clears F as a new frame: the fields, an empty note and no valid register (the note's
+ * bytes past its end and the values behind the valid bits are left as they are: a walk
+ * clears one frame per step). */
 static void frame_reset(struct cst_frame *f)
 {
-	memset(f, 0, offsetof(struct cst_frame, regs));
+	memset(f, 0, offsetof(struct cst_frame, note));
+	f->note[0] = 0;
 	cst_regs_clear(&f->regs);
 }
 
@@ -273,20 +275,23 @@ static void addr_cache_free(struct cst_unwind_env *env)
 }
 
 /* arch->call_before for return address RA in FN, the function of RA's lookup address (the
- * callers ask only there), remembered in RA's record R (NULL: not remembered). */
-static int call_before(struct cst_unwind *u, struct cst_ra_record *r, const struct cst_func *fn,
-		       uint64_t ra, struct cst_call_site *site)
+ * callers ask only there), remembered in RA's record R (NULL: not remembered, the site is
+ * decoded into *BUF).  Returns the call site, or NULL when no call ends at RA. */
+static const struct cst_call_site *call_before(struct cst_unwind *u, struct cst_ra_record *r,
+					       const struct cst_func *fn, uint64_t ra,
+					       struct cst_call_site *buf)
 {
-	if (!r)
-		return u->env->arch->call_before(u, fn, ra, site);
+	static const struct cst_call_site none = { .reg = -1, .base_reg = -1, .index_reg = -1 };
+	if (!r) {
+		*buf = none;
+		return u->env->arch->call_before(u, fn, ra, buf) < 0 ? NULL : buf;
+	}
 	if (r->call_state == 0) {
-		r->site = *site;
+		r->site = none;
 		r->call_rc = u->env->arch->call_before(u, fn, ra, &r->site);
 		r->call_state = 1;
 	}
-	if (r->call_rc >= 0)
-		*site = r->site;
-	return r->call_rc;
+	return r->call_rc < 0 ? NULL : &r->site;
 }
 
 /* The DWARF call-site record of return address RA (cst_callsites_target), remembered. */
@@ -382,7 +387,7 @@ int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	struct cst_row row;
 	bool frame_record;
 	const struct cst_arch *a = u->env->arch;
-	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
+	struct cst_call_site site;
 	if (!a->analyse || !fn)
 		return -CST_E_DECODE;
 	/* A return address (looked up one byte back) follows a call.  Where no call ends at
@@ -390,7 +395,7 @@ int cst_analysis_step(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	 * into the first byte of a builtin (a deoptimized frame), whose byte before is the
 	 * padding after the function before it. */
 	struct cst_ra_record *rec = frame_record_of(u, f);
-	if (f->lookup_pc + 1 == f->pc && a->call_before && call_before(u, rec, fn, f->pc, &site) < 0)
+	if (f->lookup_pc + 1 == f->pc && a->call_before && !call_before(u, rec, fn, f->pc, &site))
 		return -CST_E_DECODE;
 	const struct cst_row *r = analysed_row(u, rec, fn, f->lookup_pc, &row);
 	if (!r)
@@ -983,17 +988,19 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
-	struct cst_call_site site = { .reg = -1, .base_reg = -1, .index_reg = -1 };
-	if (call_before(u, crec, caller, c->pc, &site) < 0)
+	struct cst_call_site buf;
+	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
+	if (!site)
 		return;
-	char how[48] = "";
-	uint64_t t = site.target;
-	if (!site.direct && !indirect_target(u, c, &site, &t, how, sizeof how)) {
-		infer_lost_tail_calls(u, f, callee, c, &site);
+	char how[48];
+	how[0] = 0;
+	uint64_t t = site->target;
+	if (!site->direct && !indirect_target(u, c, site, &t, how, sizeof how)) {
+		infer_lost_tail_calls(u, f, callee, c, site);
 		return;
 	}
 	struct cst_func tf;
-	if (!call_target_func(u, site.direct ? crec : NULL, t, &t, &tf) || same_function(&tf, callee) ||
+	if (!call_target_func(u, site->direct ? crec : NULL, t, &t, &tf) || same_function(&tf, callee) ||
 	    pieces_of_one(u, &tf, callee))
 		return;
 	if (tf.start != t)
@@ -1011,7 +1018,7 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 			s.pc = ps.found_jumps[i];
 			if (i == 0)
 				snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "%s, left by a tail jump",
-					 site.addr, how);
+					 site->addr, how);
 			else
 				snprintf(s.note, sizeof s.note, "reached and left by tail jumps");
 			queue_push(u, &s);
@@ -1022,13 +1029,13 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		s.pc = t;
 		s.marker = CST_MARK_RECOVERED_CALLER;
 		snprintf(s.note, sizeof s.note, "called at 0x%" PRIx64 "; the callee's own return address was lost",
-			 site.addr);
+			 site->addr);
 		queue_push(u, &s);
 	} else {
 		s.pc = t;
 		snprintf(s.note, sizeof s.note, ps.paths > 1 ?
 			 "called at 0x%" PRIx64 "%s; several tail-call paths lead on, only this one is certain" :
-			 "called at 0x%" PRIx64 "%s; the tail-call path from it is not known", site.addr, how);
+			 "called at 0x%" PRIx64 "%s; the tail-call path from it is not known", site->addr, how);
 		queue_push(u, &s);
 	}
 }
