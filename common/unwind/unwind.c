@@ -1202,7 +1202,11 @@ static int finish(struct cst_unwind *u)
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
-	memcpy(out, f, offsetof(struct cst_frame, regs));
+	memcpy(out, f, offsetof(struct cst_frame, note));
+	if (f->note[0])
+		memcpy(out->note, f->note, sizeof out->note);
+	else
+		out->note[0] = 0;            /* most frames have none */
 	cst_regs_copy(&out->regs, &f->regs);
 	out->index = u->nframes++;
 	return 1;
