@@ -988,6 +988,8 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
+	if (crec && crec->target_state == 1 && crec->target_found && crec->target_fn.start == callee->start)
+		return;                 /* the direct call before it entered the callee's function */
 	struct cst_call_site buf;
 	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
 	if (!site)
