@@ -81,12 +81,14 @@ int cst_target_read_word_slow(const struct cst_target *t, uint64_t addr, unsigne
 static inline int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size,
 				       uint64_t *out)
 {
-	uint64_t rel = addr - t->span.addr;
-	if (t->ops->span && size == 8 && rel < t->span.len && t->span.len - rel >= 8) {
-		uint64_t v;
-		memcpy(&v, t->span.data + rel, 8);
-		*out = t->big_endian ? be64toh(v) : le64toh(v);
-		return 0;
+	if (t->ops->span && size == 8) {
+		uint64_t rel = addr - t->span.addr;
+		if (rel < t->span.len && t->span.len - rel >= 8) {
+			uint64_t v;
+			memcpy(&v, t->span.data + rel, 8);
+			*out = t->big_endian ? be64toh(v) : le64toh(v);
+			return 0;
+		}
 	}
 	return cst_target_read_word_slow(t, addr, size, out);
 }
