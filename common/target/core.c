@@ -190,6 +190,19 @@ static uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
 
 /* ---- memory ---------------------------------------------------------------------- */
 
+/* qsort of the N SIZE-byte elements at BASE, unless they are in order already: the kernel
+ * writes a core's segments and mappings in address order, and a core of thousands of
+ * threads has as many stack segments, which qsort compares n log n times. */
+static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i = 1;
+	while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+		i++;
+	if (i < n)
+		qsort(base, n, size, cmp);
+}
+
 static int cmp_load(const void *a, const void *b)
 {
 	const struct load *x = a, *y = b;
@@ -666,7 +679,7 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 		cst_core_warn(c, "NT_FILE: %llu of %llu mappings unusable",
 		     (unsigned long long)(count - n), (unsigned long long)count);
 	c->nmaps = n;
-	qsort(c->maps, n, sizeof *c->maps, cmp_map);
+	sort_unless_sorted(c->maps, n, sizeof *c->maps, cmp_map);
 	/* Distinct file names, through an open-addressing hash of the names. */
 	size_t hsize = 16;
 	while (hsize < 2 * n)
@@ -830,6 +843,33 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* The N threads at T in tid order, threads of one tid in the order they came: a radix sort,
+ * a byte of the tid at a time (a stable sort, as glibc's qsort is, without a call per
+ * comparison); qsort when there is no memory for the copy. */
+static void sort_threads(struct thread_index *t, size_t n)
+{
+	struct thread_index *tmp = n > 1 ? malloc(n * sizeof *tmp) : NULL;
+	if (!tmp) {
+		if (n > 1)
+			qsort(t, n, sizeof *t, cmp_tid);
+		return;
+	}
+	struct thread_index *from = t, *to = tmp;
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++)   /* the sign bit flipped: negative tids first */
+			count[(((uint32_t)from[i].tid ^ 0x80000000u) >> shift & 0xff) + 1]++;
+		for (unsigned k = 1; k < 257; k++)
+			count[k] += count[k - 1];
+		for (size_t i = 0; i < n; i++)
+			to[count[((uint32_t)from[i].tid ^ 0x80000000u) >> shift & 0xff]++] = from[i];
+		struct thread_index *x = from;
+		from = to;
+		to = x;
+	}
+	free(tmp);     /* four passes: the sorted threads are back in T */
+}
+
 /* ---- segments the file does not hold --------------------------------------------- */
 
 static int cmp_load_offset(const void *a, const void *b)
@@ -855,7 +895,7 @@ static int check_cut_loads(struct cst_core *c)
 	for (size_t i = 0; i < c->nloads; i++)
 		if (c->loads[i].claimed > 0)
 			by_off[n++] = &c->loads[i];
-	qsort(by_off, n, sizeof *by_off, cmp_load_offset);
+	sort_unless_sorted(by_off, n, sizeof *by_off, cmp_load_offset);
 	uint64_t need = 0;
 	const struct load *first_bad = NULL;
 	uint64_t first_bad_next = 0;
@@ -1018,7 +1058,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		cst_fail(err, errlen, rc, "out of memory");
 		goto bad;
 	}
-	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
+	sort_unless_sorted(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
 		rc = cst_fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
 			  c->nwarnings ? " (the notes are damaged)" : "");
@@ -1026,7 +1066,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	}
 	/* The dumping thread stays first (see cst_core_thread); the others follow in tid order. */
 	if (c->nthreads > 2)
-		qsort(c->threads + 1, c->nthreads - 1, sizeof *c->threads, cmp_tid);
+		sort_threads(c->threads + 1, c->nthreads - 1);
 	if (!c->pid)
 		c->pid = c->threads[0].tid;
 
