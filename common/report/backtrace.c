@@ -71,47 +71,47 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 				break;
 			continue;
 		}
-		int ninl = env->syms ? cst_symbols_inlines(env->syms, f->lookup_pc, chain, 16) : 0;
-		if (ninl > 1) {
-			/* the frame goes after its inlined functions */
-			t->frames[t->n + (size_t)ninl - 1].f = *f;
-			f = &t->frames[t->n + (size_t)ninl - 1].f;
-		}
-		struct cst_location loc;
-		cst_symbols_locate(env->syms, f->lookup_pc, f->pc, &loc);
-		const char *jit = loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &loc);
+		/* the frame's location straight into its slot: the cursor's frame is moved after
+		 * its inlined functions when it has some */
+		struct bt_frame *b = &t->frames[t->n];
+		int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
+		const char *jit = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
 		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
 		 * __rt_sigreturn_stub is local): named as gdb names it */
-		if (f->signal_frame && !loc.function)
-			loc.function = "<signal handler called>";
-		/* inlined functions first, each a frame of its own at the same pc */
-		for (int i = 0; i + 1 < ninl; i++) {
-			struct bt_frame *b = &t->frames[t->n++];
-			b->f = *f;
-			b->f.marker = CST_MARK_NONE;
-			b->loc = loc;
-			b->loc.function = chain[i].function;
-			b->loc.symbol = chain[i].symbol;
-			b->loc.offset = 0;
-			b->loc.file = chain[i].file;
-			b->loc.line = chain[i].line;
-			b->inlined = true;
-			b->number = number++;
-			b->jit_map = NULL;
-			b->anon_code = false;
-			b->copy_of = NULL;
-		}
-		struct bt_frame *b = &t->frames[t->n++];
-		b->loc = loc;
+		if (f->signal_frame && !b->loc.function)
+			b->loc.function = "<signal handler called>";
 		if (ninl > 1) {
+			struct bt_frame *own = &t->frames[t->n + (size_t)ninl - 1];
+			own->f = b->f;
+			own->loc = b->loc;
+			b = own;
+			f = &own->f;
+			/* inlined functions first, each a frame of its own at the same pc */
+			for (int i = 0; i + 1 < ninl; i++) {
+				struct bt_frame *in = &t->frames[t->n++];
+				in->f = *f;
+				in->f.marker = CST_MARK_NONE;
+				in->loc = b->loc;
+				in->loc.function = chain[i].function;
+				in->loc.symbol = chain[i].symbol;
+				in->loc.offset = 0;
+				in->loc.file = chain[i].file;
+				in->loc.line = chain[i].line;
+				in->inlined = true;
+				in->number = number++;
+				in->jit_map = NULL;
+				in->anon_code = false;
+				in->copy_of = NULL;
+			}
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;
 		}
+		t->n++;
 		b->inlined = false;
 		b->number = number++;
 		b->jit_map = jit;
-		b->anon_code = !loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
-		b->copy_of = !loc.module && !jit && !b->anon_code ?
+		b->anon_code = !b->loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
+		b->copy_of = !b->loc.module && !jit && !b->anon_code ?
 			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
 		if (real) {
 			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
@@ -137,7 +137,11 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			 last->number, cst_esc(last->loc.module, esc, sizeof esc),
 			 last->loc.mismatch ? "has another build-id than the core records" : "could not be read");
 	} else {
-		snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));
+		/* cut as snprintf would, without its cost on every thread */
+		const char *why = cst_unwind_stop_reason(&u);
+		size_t n = strnlen(why, sizeof t->stop - 1);
+		memcpy(t->stop, why, n);
+		t->stop[n] = 0;
 	}
 	return 0;
 }
