@@ -93,10 +93,11 @@ struct bt_options {
 };
 
 /* A bounded cache of rendered frame lines, for the printers below: the threads of a process
- * share most of their frames, whose lines are the same bytes but for the frame number.  A
- * line is found again by its pc, marker, inlined or not, colour and the strings of its
- * location, compared by address: a cache may serve only frames whose strings stay unchanged
- * while it lives (those of one open process).  The -v line is rendered every time.
+ * share most of their frames, whose lines are the same bytes but for the frame number, and
+ * the threads of a pool print the same frames (kept whole too).  A line is found again by
+ * its pc, marker, inlined or not, colour and the strings of its location, compared by
+ * address: a cache may serve only frames whose strings stay unchanged while it lives (those
+ * of one open process).  The -v line is rendered every time.
  * bt_lines_new returns NULL when out of memory (O->lines NULL: every line is rendered). */
 struct bt_lines *bt_lines_new(void);
 void bt_lines_free(struct bt_lines *c);

@@ -55,6 +55,8 @@ static const char *base(const char *path)
 /* A thread's frame lines are put together here and written with one fwrite when it is
  * full or the thread is done: a core of many threads prints a line per frame, and stdio's
  * per-call cost was most of the printing. */
+#define LINE_BUFFER (16 << 10)
+
 struct line {
 	FILE *out;
 	size_t n;
@@ -65,7 +67,7 @@ struct line {
 	 * point to lives, unchanged, until the thread is printed (the line lives no longer). */
 	const char *plain[8];
 	unsigned nplain;
-	char b[4096];
+	char b[LINE_BUFFER];
 };
 
 static void line_flush(struct line *l)
@@ -219,9 +221,27 @@ struct line_slot {
 	char text[LINE_TEXT];
 };
 
+/* Threads of at most THREAD_FRAMES frames, whose lines fit in a line's buffer, are also
+ * kept whole, in THREAD_SETS sets of LINES_WAYS slots found by a hash of their frames'
+ * keys: the threads of a pool print the same frames.  At most THREAD_SETS * LINES_WAYS *
+ * (THREAD_FRAMES * 64 + LINE_BUFFER) bytes. */
+#define THREAD_FRAMES 256
+#define THREAD_SETS 16
+
+struct thread_slot {
+	uint64_t hash;
+	size_t n;                /* frames; 0: an empty slot */
+	size_t len;              /* bytes of TEXT */
+	struct line_key *keys;   /* N keys, then TEXT, in one allocation */
+	char *text;
+};
+
 struct bt_lines {
 	struct line_slot slot[LINES_SETS][LINES_WAYS];
 	unsigned next[LINES_SETS];  /* the way a set's next new line replaces */
+	struct line_key keys[THREAD_FRAMES];   /* the thread being printed */
+	struct thread_slot threads[THREAD_SETS][LINES_WAYS];
+	unsigned next_thread[THREAD_SETS];  /* the way a set's next new thread replaces */
 };
 
 struct bt_lines *bt_lines_new(void)
@@ -231,6 +251,9 @@ struct bt_lines *bt_lines_new(void)
 
 void bt_lines_free(struct bt_lines *c)
 {
+	for (size_t i = 0; c && i < THREAD_SETS; i++)
+		for (size_t w = 0; w < LINES_WAYS; w++)
+			free(c->threads[i][w].keys);
 	free(c);
 }
 
@@ -369,10 +392,57 @@ static void header_line(struct line *l, const struct bt_thread *t, const struct 
 }
 
 /* T's frame lines added to L, and written with its stop reason */
-static void frames_text(struct line *l, const struct bt_thread *t, const struct bt_options *o)
+/* T's frame lines through O->lines (T has 1 to THREAD_FRAMES frames, no -v): copied whole
+ * when a thread with the same frames (and numbers: each frame's index) was kept, else
+ * rendered line by line, and kept. */
+static void thread_lines(struct line *l, const struct bt_thread *t, const struct bt_options *o)
 {
+	struct bt_lines *c = o->lines;
+	bool numbered = true;
+	uint64_t h = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		struct line_key *k = &c->keys[i];
+		line_key_of(k, &t->frames[i], o->color);
+		numbered &= t->frames[i].number == i;
+		h = (h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags) * 0x9e3779b97f4a7c15ull;
+	}
+	unsigned si = (unsigned)(h >> 60) % THREAD_SETS;
+	struct thread_slot *set = c->threads[si];
+	size_t keys = t->n * sizeof *c->keys;
+	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
+		if (set[w].n == t->n && set[w].hash == h && memcmp(set[w].keys, c->keys, keys) == 0) {
+			put(l, set[w].text, set[w].len);
+			return;
+		}
+	size_t start = l->n;
+	unsigned flushes = l->flushes;
 	for (size_t i = 0; i < t->n; i++)
 		frame_line(l, &t->frames[i], o);
+	if (!numbered || l->flushes != flushes)
+		return;
+	size_t len = l->n - start;
+	struct thread_slot *e = &set[c->next_thread[si] % LINES_WAYS];
+	void *p = realloc(e->keys, keys + len);
+	if (!p)
+		return;
+	e->keys = p;
+	e->text = (char *)p + keys;
+	memcpy(e->keys, c->keys, keys);
+	memcpy(e->text, l->b + start, len);
+	e->hash = h;
+	e->n = t->n;
+	e->len = len;
+	c->next_thread[si]++;
+}
+
+static void frames_text(struct line *l, const struct bt_thread *t, const struct bt_options *o)
+{
+	if (o->lines && !o->verbose && t->n > 0 && t->n <= THREAD_FRAMES) {
+		thread_lines(l, t, o);
+	} else {
+		for (size_t i = 0; i < t->n; i++)
+			frame_line(l, &t->frames[i], o);
+	}
 	line_flush(l);
 	if (t->rc < 0 || t->n == 0)
 		fprintf(l->out, "(walk stopped: %s)\n", t->stop);

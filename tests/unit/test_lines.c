@@ -4,8 +4,9 @@
  * not, function, marker, module, load address, file, line, JIT map, anonymous code, copy,
  * build-id mismatch), with colour and without, with -v, with names that need escapes or do
  * not fit a slot, with frame numbers past 99, and with more distinct lines than the cache
- * holds.  And a line is indeed served from the cache: a frame whose string changed in place
- * (which the cache's contract rules out) still prints its first text. */
+ * holds; whole threads that differ from one another in one frame, in their frame numbers or
+ * count, printed in turns.  And a line is indeed served from the cache: a frame whose string
+ * changed in place (which the cache's contract rules out) still prints its first text. */
 #include "backtrace.h"
 #include "unit.h"
 
@@ -160,6 +161,34 @@ int main(void)
 		b->loc.module = modules[0];
 	}
 	same_with_cache(&t, c, "5000 pcs");
+	unit_end();
+
+	/* whole threads: variations of one thread, printed in turns */
+	unit_begin("lines_threads");
+	struct bt_thread v[7] = { { .tid = 1 } };
+	for (int k = 0; k < 7; k++) {
+		v[k].tid = 100 + k;
+		size_t n = k == 3 ? 9 : k == 4 ? 300 : k == 5 ? 40 : 10;
+		for (size_t i = 0; i < n; i++) {
+			b = add(&v[k]);
+			b->f.pc = 0x700000 + 16 * (uint64_t)(i % 10);
+			b->loc.function = k == 5 ? long_name : names[i % 2];
+			b->loc.module = modules[0];
+		}
+	}
+	v[1].frames[6].f.marker = CST_MARK_LOST_TAIL_CALL;   /* one frame differs */
+	for (size_t i = 0; i < v[2].n; i++)                 /* numbers that are not indexes */
+		v[2].frames[i].number = (unsigned)i + 1;
+	v[6].frames[9].loc.module = modules[1];             /* the last frame differs */
+	for (int round = 0; round < 3; round++)
+		for (int k = 0; k < 7; k++) {
+			char what[32];
+			int which = (k * 3 + round) % 7;
+			snprintf(what, sizeof what, "thread variation %d", which);
+			same_with_cache(&v[which], c, what);
+		}
+	for (int k = 0; k < 7; k++)
+		bt_thread_free(&v[k]);
 	unit_end();
 
 	unit_begin("lines_served_from_cache");
