@@ -39,21 +39,26 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 	}
 	struct cst_inline chain[16];
 	unsigned number = 0;
+	/* the thread's frames and their count kept in locals: every store through a frame
+	 * could otherwise change them, as far as the compiler knows */
+	struct bt_frame *frames = t->frames;
+	size_t n = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
 	/* the cursor writes each frame into the thread's next slot, with room for the frames
 	 * of the functions inlined into it, which go before it */
 	for (;;) {
-		if (t->n + 16 + 1 > cap) {
+		if (n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
-			struct bt_frame *p = realloc(t->frames, cap * sizeof *p);
+			struct bt_frame *p = realloc(frames, cap * sizeof *p);
 			if (!p) {
 				env->max_frames = budget;
+				t->n = n;
 				return -CST_E_NOMEM;
 			}
-			t->frames = p;
+			t->frames = frames = p;
 			t->cap = cap;
 		}
-		struct cst_frame *f = &t->frames[t->n].f;
+		struct cst_frame *f = &frames[n].f;
 		if ((rc = cst_unwind_next(&u, f)) <= 0)
 			break;
 		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
@@ -61,11 +66,11 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		bool real = !cst_found_inserted(f->found_by);
 		if (real && f->callee_cfa)
 			for (size_t k = real_start; k < real_end; k++)
-				t->frames[k].f.cfa = f->callee_cfa;
+				frames[k].f.cfa = f->callee_cfa;
 		f->cfa = 0;
 		/* past the limit, frames are walked up to the next real one, for the CFA of the
 		 * frames before it, and not kept */
-		if (limit && t->n >= limit) {
+		if (limit && n >= limit) {
 			t->limited = true;
 			if (real)
 				break;
@@ -73,7 +78,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		}
 		/* the frame's location straight into its slot: the cursor's frame is moved after
 		 * its inlined functions when it has some */
-		struct bt_frame *b = &t->frames[t->n];
+		struct bt_frame *b = &frames[n];
 		int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
 		const char *jit = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
 		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
@@ -81,14 +86,14 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		if (f->signal_frame && !b->loc.function)
 			b->loc.function = "<signal handler called>";
 		if (ninl > 1) {
-			struct bt_frame *own = &t->frames[t->n + (size_t)ninl - 1];
+			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
 			own->f = b->f;
 			own->loc = b->loc;
 			b = own;
 			f = &own->f;
 			/* inlined functions first, each a frame of its own at the same pc */
 			for (int i = 0; i + 1 < ninl; i++) {
-				struct bt_frame *in = &t->frames[t->n++];
+				struct bt_frame *in = &frames[n++];
 				in->f = *f;
 				in->f.marker = CST_MARK_NONE;
 				in->loc = b->loc;
@@ -106,7 +111,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;
 		}
-		t->n++;
+		n++;
 		b->inlined = false;
 		b->number = number++;
 		b->jit_map = jit;
@@ -114,10 +119,11 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		b->copy_of = !b->loc.module && !jit && !b->anon_code ?
 			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
 		if (real) {
-			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
-			real_end = t->n;
+			real_start = n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
+			real_end = n;
 		}
 	}
+	t->n = n;
 	env->max_frames = budget;
 	if (limit && t->n > limit) {
 		t->n = limit;               /* the limit fell among a frame's inlined functions */
