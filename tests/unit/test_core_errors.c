@@ -403,7 +403,8 @@ static void overlapping(void)
 
 /* Threads: the first NT_PRSTATUS (the dumping thread) stays first, the others follow in tid
  * order (negative tids first, tids that differ in each of their bytes), threads of one tid
- * in the order of their notes; PT_LOADs listed in descending address order are found. */
+ * in the order of their notes, each with its own registers; PT_LOADs listed in descending
+ * address order are found. */
 static void order(void)
 {
 	static const int32_t tids[] = { 500, 7, -3, 300000, 7, 65536, 256, 1, 0x7fffffff, -70000 };
@@ -421,6 +422,8 @@ static void order(void)
 		uint8_t d[336];
 		prstatus(d, (int)i + 1);          /* the note's place, as its cursig */
 		memcpy(d + 32, &tids[i], 4);
+		uint64_t rip = RIP_AT + i;        /* and as its pc */
+		memcpy(d + 112 + 16 * 8, &rip, 8);
 		note(&m, NT_PRSTATUS, d, sizeof d);
 	}
 	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = note_at, .p_filesz = m.len - note_at };
@@ -442,6 +445,10 @@ static void order(void)
 		for (size_t i = 0; i < n && i < cst_core_nthreads(c); i++) {
 			const struct cst_core_thread *t = cst_core_thread(c, i);
 			unit_expect(t->tid == want[i], "thread %zu: tid %d, want %d", i, t->tid, want[i]);
+			uint64_t rip = 0;
+			unit_expect(cst_reg_get(&t->regs, 16, &rip) && rip == RIP_AT + (uint64_t)t->cursig - 1,
+				    "thread %zu (note %d): its registers are another's (rip 0x%llx)", i,
+				    t->cursig, (unsigned long long)rip);
 			if (t->tid == 7) {       /* the notes' order: the one of cursig 2, then 5 */
 				unit_expect(t->cursig > cursig7, "tid 7 of note %d after note %d",
 					    t->cursig, cursig7);
