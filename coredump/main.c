@@ -253,14 +253,15 @@ static void flush_threads(struct triage *tr, bool first)
  * and cursig set by the caller); returns 1 when its walk stopped early.  Warnings of CORE
  * (NULL for a live process) go out before its stop line (print_warnings). */
 static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, struct bt_thread *t,
-		       const struct options *o, struct json_object *doc, const char *what,
-		       struct triage *tr, bool first, struct cst_core *core, size_t *warned)
+		       const struct options *o, const struct bt_options *bo, struct json_object *doc,
+		       const char *what, struct triage *tr, bool first, struct cst_core *core,
+		       size_t *warned)
 {
 	if (bt_walk(env, regs, o->max_frames, t) < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
 	}
-	int now = tr_thread(tr, t, first, env->target, &o->bt);
+	int now = tr_thread(tr, t, first, env->target, bo);
 	if (now < 0) {
 		fprintf(stderr, "corestack: out of memory\n");
 		exit(EXIT_UNUSABLE);
@@ -268,7 +269,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 	if (doc)
 		tr_json_thread(tr, doc, t);
 	else if (now)
-		bt_print_thread_text(stdout, t, &o->bt);
+		bt_print_thread_text(stdout, t, bo);
 	flush_threads(tr, first);
 	int partial = t->rc < 0;
 	if (partial) {
@@ -299,6 +300,9 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 	struct cst_unwind_env *env = cst_process_env(proc);
 	int partial = 0;
 	struct bt_thread bt = { 0 };
+	/* the lines of PROC's frames, rendered once: their strings live while PROC is open */
+	struct bt_options bo = o->bt;
+	bo.lines = doc ? NULL : bt_lines_new();
 	for (size_t i = 0; i < cst_process_nthreads(proc); i++) {
 		struct cst_process_thread t;
 		if (i > 0 && first_only && tr_quiet(tr))
@@ -307,10 +311,12 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 		bt.tid = t.tid;
 		bt.crashed = t.crashed;
 		bt.cursig = t.cursig;
-		partial |= emit_thread(env, t.regs, &bt, o, doc, what, tr, i == 0, cst_process_core(proc), warned);
+		partial |= emit_thread(env, t.regs, &bt, o, &bo, doc, what, tr, i == 0, cst_process_core(proc),
+				       warned);
 	}
 	tr_flush(tr);
 	bt_thread_free(&bt);
+	bt_lines_free(bo.lines);
 	return partial;
 }
 

@@ -96,7 +96,7 @@ static char *render(const struct bt_thread *t, const struct bt_options *bo, size
 
 static int remember(struct triage *tr, const struct bt_thread *t, const struct bt_options *bo)
 {
-	struct bt_options plain = { .verbose = false, .color = false };
+	struct bt_options plain = { .verbose = false, .color = false, .lines = bo->lines };
 	size_t hl;
 	char *full = render(t, &plain, &hl);
 	if (!full)

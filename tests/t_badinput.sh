@@ -793,7 +793,7 @@ else
 fi
 # threads_1500k: 1,500,000 NT_PRSTATUS notes, over the 1,000,000-thread cap -> the
 # rest are said to be ignored, 1,000,000 threads printed, the crashed one first, within
-# 150 MB of address space: the notes are read through a window, and a thread is kept as 16
+# 150 MB of address space: the notes are read through a window, and a thread is kept as 24
 # bytes (with its registers for the first 16 MiB of them; the others' read again when it is
 # walked), not as its registers (the whole note segment and the registers of a million
 # threads take over a gigabyte)

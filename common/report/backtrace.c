@@ -39,21 +39,26 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 	}
 	struct cst_inline chain[16];
 	unsigned number = 0;
+	/* the thread's frames and their count kept in locals: every store through a frame
+	 * could otherwise change them, as far as the compiler knows */
+	struct bt_frame *frames = t->frames;
+	size_t n = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
 	/* the cursor writes each frame into the thread's next slot, with room for the frames
 	 * of the functions inlined into it, which go before it */
 	for (;;) {
-		if (t->n + 16 + 1 > cap) {
+		if (n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
-			struct bt_frame *p = realloc(t->frames, cap * sizeof *p);
+			struct bt_frame *p = realloc(frames, cap * sizeof *p);
 			if (!p) {
 				env->max_frames = budget;
+				t->n = n;
 				return -CST_E_NOMEM;
 			}
-			t->frames = p;
+			t->frames = frames = p;
 			t->cap = cap;
 		}
-		struct cst_frame *f = &t->frames[t->n].f;
+		struct cst_frame *f = &frames[n].f;
 		if ((rc = cst_unwind_next(&u, f)) <= 0)
 			break;
 		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
@@ -61,63 +66,64 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		bool real = !cst_found_inserted(f->found_by);
 		if (real && f->callee_cfa)
 			for (size_t k = real_start; k < real_end; k++)
-				t->frames[k].f.cfa = f->callee_cfa;
+				frames[k].f.cfa = f->callee_cfa;
 		f->cfa = 0;
 		/* past the limit, frames are walked up to the next real one, for the CFA of the
 		 * frames before it, and not kept */
-		if (limit && t->n >= limit) {
+		if (limit && n >= limit) {
 			t->limited = true;
 			if (real)
 				break;
 			continue;
 		}
-		int ninl = env->syms ? cst_symbols_inlines(env->syms, f->lookup_pc, chain, 16) : 0;
-		if (ninl > 1) {
-			/* the frame goes after its inlined functions */
-			t->frames[t->n + (size_t)ninl - 1].f = *f;
-			f = &t->frames[t->n + (size_t)ninl - 1].f;
-		}
-		struct cst_location loc;
-		cst_symbols_locate(env->syms, f->lookup_pc, f->pc, &loc);
-		const char *jit = loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &loc);
+		/* the frame's location straight into its slot: the cursor's frame is moved after
+		 * its inlined functions when it has some */
+		struct bt_frame *b = &frames[n];
+		int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
+		const char *jit = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
 		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
 		 * __rt_sigreturn_stub is local): named as gdb names it */
-		if (f->signal_frame && !loc.function)
-			loc.function = "<signal handler called>";
-		/* inlined functions first, each a frame of its own at the same pc */
-		for (int i = 0; i + 1 < ninl; i++) {
-			struct bt_frame *b = &t->frames[t->n++];
-			b->f = *f;
-			b->f.marker = CST_MARK_NONE;
-			b->loc = loc;
-			b->loc.function = chain[i].function;
-			b->loc.symbol = chain[i].symbol;
-			b->loc.offset = 0;
-			b->loc.file = chain[i].file;
-			b->loc.line = chain[i].line;
-			b->inlined = true;
-			b->number = number++;
-			b->jit_map = NULL;
-			b->anon_code = false;
-			b->copy_of = NULL;
-		}
-		struct bt_frame *b = &t->frames[t->n++];
-		b->loc = loc;
+		if (f->signal_frame && !b->loc.function)
+			b->loc.function = "<signal handler called>";
 		if (ninl > 1) {
+			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
+			own->f = b->f;
+			own->loc = b->loc;
+			b = own;
+			f = &own->f;
+			/* inlined functions first, each a frame of its own at the same pc */
+			for (int i = 0; i + 1 < ninl; i++) {
+				struct bt_frame *in = &frames[n++];
+				in->f = *f;
+				in->f.marker = CST_MARK_NONE;
+				in->loc = b->loc;
+				in->loc.function = chain[i].function;
+				in->loc.symbol = chain[i].symbol;
+				in->loc.offset = 0;
+				in->loc.file = chain[i].file;
+				in->loc.line = chain[i].line;
+				in->inlined = true;
+				in->number = number++;
+				in->jit_map = NULL;
+				in->anon_code = false;
+				in->copy_of = NULL;
+			}
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;
 		}
+		n++;
 		b->inlined = false;
 		b->number = number++;
 		b->jit_map = jit;
-		b->anon_code = !loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
-		b->copy_of = !loc.module && !jit && !b->anon_code ?
+		b->anon_code = !b->loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
+		b->copy_of = !b->loc.module && !jit && !b->anon_code ?
 			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
 		if (real) {
-			real_start = t->n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
-			real_end = t->n;
+			real_start = n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
+			real_end = n;
 		}
 	}
+	t->n = n;
 	env->max_frames = budget;
 	if (limit && t->n > limit) {
 		t->n = limit;               /* the limit fell among a frame's inlined functions */
@@ -137,7 +143,11 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			 last->number, cst_esc(last->loc.module, esc, sizeof esc),
 			 last->loc.mismatch ? "has another build-id than the core records" : "could not be read");
 	} else {
-		snprintf(t->stop, sizeof t->stop, "%s", cst_unwind_stop_reason(&u));
+		/* cut as snprintf would, without its cost on every thread */
+		const char *why = cst_unwind_stop_reason(&u);
+		size_t n = strnlen(why, sizeof t->stop - 1);
+		memcpy(t->stop, why, n);
+		t->stop[n] = 0;
 	}
 	return 0;
 }

@@ -83,11 +83,24 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 	    struct bt_thread *t);
 void bt_thread_free(struct bt_thread *t);
 
+struct bt_lines;
+
 struct bt_options {
 	bool verbose;            /* -v: each frame's provenance */
 	bool raw;                /* -r: names as mangled (cst_symbols_set_raw) */
 	bool color;
+	struct bt_lines *lines;  /* frame lines rendered before (bt_lines_new), or NULL */
 };
+
+/* A bounded cache of rendered frame lines, for the printers below: the threads of a process
+ * share most of their frames, whose lines are the same bytes but for the frame number, and
+ * the threads of a pool print the same frames (kept whole too).  A line is found again by
+ * its pc, marker, inlined or not, colour and the strings of its location, compared by
+ * address: a cache may serve only frames whose strings stay unchanged while it lives (those
+ * of one open process).  The -v line is rendered every time.
+ * bt_lines_new returns NULL when out of memory (O->lines NULL: every line is rendered). */
+struct bt_lines *bt_lines_new(void);
+void bt_lines_free(struct bt_lines *c);
 
 /* Text close to gdb's `bt`: a header for the process, then one block per thread. */
 void bt_print_process_text(FILE *out, const struct bt_process *p);

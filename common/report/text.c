@@ -55,15 +55,19 @@ static const char *base(const char *path)
 /* A thread's frame lines are put together here and written with one fwrite when it is
  * full or the thread is done: a core of many threads prints a line per frame, and stdio's
  * per-call cost was most of the printing. */
+#define LINE_BUFFER (16 << 10)
+
 struct line {
 	FILE *out;
 	size_t n;
+	unsigned flushes;        /* times the buffer was written out (a rendered span that
+				  * spans one is not whole in the buffer) */
 	/* Strings put_name found to need no escape: a thread's frames name the same few
 	 * functions, files and modules again and again, and every string a thread's frames
 	 * point to lives, unchanged, until the thread is printed (the line lives no longer). */
 	const char *plain[8];
 	unsigned nplain;
-	char b[4096];
+	char b[LINE_BUFFER];
 };
 
 static void line_flush(struct line *l)
@@ -71,6 +75,18 @@ static void line_flush(struct line *l)
 	if (l->n)
 		fwrite(l->b, 1, l->n, l->out);
 	l->n = 0;
+	l->flushes++;
+}
+
+/* An empty line writing to OUT: the buffer itself is left as it is, it is written before
+ * it is read. */
+static void line_init(struct line *l, FILE *out)
+{
+	l->out = out;
+	l->n = 0;
+	l->flushes = 0;
+	l->nplain = 0;
+	memset(l->plain, 0, sizeof l->plain);
 }
 
 /* put when the line's buffer is full: what it holds is written first */
@@ -146,17 +162,115 @@ static void put_dec(struct line *l, long long v)
 	put(l, d + 24 - n, (size_t)n);
 }
 
-/* Frame B's line (and with -v its "found by" line) added to L. */
-static void frame_line(struct line *l, const struct bt_frame *b, const struct bt_options *o)
+/* "#N" as "#%-2u" writes it: the frame number, padded to two columns */
+static void put_number(struct line *l, unsigned n)
+{
+	if (n >= 100) {
+		put(l, "#", 1);
+		put_dec(l, n);
+		return;
+	}
+	char d[3] = { '#', (char)('0' + (n < 10 ? n : n / 10)), n < 10 ? ' ' : (char)('0' + n % 10) };
+	put(l, d, 3);
+}
+
+/* What frame B's line after its number depends on: the line is the same bytes for every
+ * frame with the same key (the strings are compared by address: they stay unchanged while
+ * the process they come from is open). */
+struct line_key {
+	uint64_t pc, module_base;
+	const char *function, *module, *file, *jit_map, *copy_of;
+	uint32_t line;
+	uint32_t flags;          /* KEY_* */
+};
+_Static_assert(sizeof(struct line_key) == 64, "struct line_key has no padding to compare");
+
+enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_MARKER_SHIFT = 4 };
+
+static void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
+{
+	k->pc = b->f.pc;
+	k->module_base = b->loc.module_base;
+	k->function = b->loc.function;
+	k->module = b->loc.module;
+	k->file = b->loc.file;
+	k->jit_map = b->jit_map;
+	k->copy_of = b->copy_of;
+	k->line = (uint32_t)b->loc.line;
+	k->flags = (b->inlined ? KEY_INLINED : 0) | (b->loc.mismatch ? KEY_MISMATCH : 0) |
+		   (b->anon_code ? KEY_ANON_CODE : 0) | (color ? KEY_COLOR : 0) |
+		   (uint32_t)b->f.marker << KEY_MARKER_SHIFT;
+}
+
+static bool line_key_equal(const struct line_key *x, const struct line_key *y)
+{
+	return x->pc == y->pc && x->function == y->function && x->flags == y->flags &&
+	       x->file == y->file && x->line == y->line && x->module == y->module &&
+	       x->module_base == y->module_base && x->jit_map == y->jit_map && x->copy_of == y->copy_of;
+}
+
+/* The cache: LINES_SETS sets of LINES_WAYS slots; a line longer than a slot's text is
+ * rendered every time.  At most LINES_SETS * LINES_WAYS * sizeof(struct line_slot) bytes. */
+#define LINES_SETS 256
+#define LINES_WAYS 4
+#define LINE_TEXT 318
+
+struct line_slot {
+	struct line_key key;
+	uint16_t len;            /* bytes of TEXT; 0: an empty slot (a line ends with '\n') */
+	char text[LINE_TEXT];
+};
+
+/* Threads of at most THREAD_FRAMES frames, whose lines fit in a line's buffer, are also
+ * kept whole, in THREAD_SETS sets of LINES_WAYS slots found by a hash of their frames'
+ * keys: the threads of a pool print the same frames.  At most THREAD_SETS * LINES_WAYS *
+ * (THREAD_FRAMES * 64 + LINE_BUFFER) bytes. */
+#define THREAD_FRAMES 256
+#define THREAD_SETS 16
+
+struct thread_slot {
+	uint64_t hash;
+	size_t n;                /* frames; 0: an empty slot */
+	size_t len;              /* bytes of TEXT */
+	struct line_key *keys;   /* N keys, then TEXT, in one allocation */
+	char *text;
+};
+
+struct bt_lines {
+	struct line_slot slot[LINES_SETS][LINES_WAYS];
+	unsigned next[LINES_SETS];  /* the way a set's next new line replaces */
+	struct line_key keys[THREAD_FRAMES];   /* the thread being printed */
+	struct thread_slot threads[THREAD_SETS][LINES_WAYS];
+	unsigned next_thread[THREAD_SETS];  /* the way a set's next new thread replaces */
+};
+
+struct bt_lines *bt_lines_new(void)
+{
+	return calloc(1, sizeof(struct bt_lines));
+}
+
+void bt_lines_free(struct bt_lines *c)
+{
+	for (size_t i = 0; c && i < THREAD_SETS; i++)
+		for (size_t w = 0; w < LINES_WAYS; w++)
+			free(c->threads[i][w].keys);
+	free(c);
+}
+
+/* The set of key K: inlined frames share their pc and differ in their function, callers
+ * share it and differ in their marker. */
+static unsigned line_set(const struct line_key *k)
+{
+	uint64_t h = (k->pc ^ (uint64_t)(uintptr_t)k->function ^ (uint64_t)k->flags << 48) *
+		     0x9e3779b97f4a7c15ull;
+	return (unsigned)(h >> 56) % LINES_SETS;
+}
+
+/* The frame's line from its pc column on (without the -v line), rendered into L. */
+static void frame_text(struct line *l, const struct bt_frame *b, const struct bt_options *o)
 {
 	const struct cst_location *loc = &b->loc;
-	FILE *out = l->out;
-	/* "#%-2u " then the pc as "0x%016x in ", or blanks of that width for an inlined frame */
-	put(l, "#", 1);
-	size_t start = l->n;
-	put_dec(l, b->number);
-	if (l->n - start < 2)
-		put(l, " ", 1);
+	/* the pc as "0x%016x in ", or blanks of that width for an inlined frame */
 	if (b->inlined) {
 		put(l, "                       ", 23);
 	} else {
@@ -204,7 +318,42 @@ static void frame_line(struct line *l, const struct bt_frame *b, const struct bt
 		put_str(l, o->color ? "]" C_RESET : "]");
 	}
 	put(l, "\n", 1);
+}
+
+/* frame_text through O->lines: copied from the cache when a frame of the same key was
+ * rendered before, else rendered and kept. */
+static void frame_text_cached(struct line *l, const struct bt_frame *b, const struct bt_options *o)
+{
+	struct line_key k;
+	line_key_of(&k, b, o->color);
+	unsigned si = line_set(&k);
+	struct line_slot *set = o->lines->slot[si];
+	for (unsigned i = 0; i < LINES_WAYS && set[i].len; i++)
+		if (line_key_equal(&set[i].key, &k)) {
+			put(l, set[i].text, set[i].len);
+			return;
+		}
+	size_t start = l->n;
+	unsigned flushes = l->flushes;
+	frame_text(l, b, o);
+	if (l->flushes != flushes || l->n - start > LINE_TEXT)
+		return;
+	struct line_slot *s = &set[o->lines->next[si]++ % LINES_WAYS];
+	s->key = k;
+	s->len = (uint16_t)(l->n - start);
+	memcpy(s->text, l->b + start, s->len);
+}
+
+/* Frame B's line (and with -v its "found by" line) added to L. */
+static void frame_line(struct line *l, const struct bt_frame *b, const struct bt_options *o)
+{
+	put_number(l, b->number);
+	if (o->lines)
+		frame_text_cached(l, b, o);
+	else
+		frame_text(l, b, o);
 	if (o->verbose && !b->inlined) {
+		FILE *out = l->out;
 		line_flush(l);
 		fprintf(out, "    found by: %s (%s)", cst_found_by_token(b->f.found_by),
 			cst_found_by_description(b->f.found_by));
@@ -221,24 +370,98 @@ static void frame_line(struct line *l, const struct bt_frame *b, const struct bt
 
 void bt_print_frame_text(FILE *out, const struct bt_frame *b, const struct bt_options *o)
 {
-	struct line l = { .out = out };
+	struct line l;
+	line_init(&l, out);
 	frame_line(&l, b, o);
 	line_flush(&l);
 }
 
+/* The thread's header line, with the blank line before it */
+static void header_line(struct line *l, const struct bt_thread *t, const struct bt_options *o)
+{
+	put_str(l, o->color ? "\n" C_BOLD "Thread " : "\nThread ");
+	put_dec(l, t->tid);
+	if (o->color)
+		put_str(l, C_RESET);
+	if (t->crashed) {
+		put_str(l, o->color ? " (" C_CRASH "crashed: " : " (crashed: ");
+		put_str(l, cst_signal_name(t->arch, t->cursig));
+		put_str(l, o->color ? C_RESET ")" : ")");
+	}
+	put(l, "\n", 1);
+}
+
+/* T's frame lines added to L, and written with its stop reason */
+/* T's frame lines through O->lines (T has 1 to THREAD_FRAMES frames, no -v): copied whole
+ * when a thread with the same frames (and numbers: each frame's index) was kept, else
+ * rendered line by line, and kept. */
+static void thread_lines(struct line *l, const struct bt_thread *t, const struct bt_options *o)
+{
+	struct bt_lines *c = o->lines;
+	bool numbered = true;
+	uint64_t h = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		struct line_key *k = &c->keys[i];
+		line_key_of(k, &t->frames[i], o->color);
+		numbered &= t->frames[i].number == i;
+		h = (h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags) * 0x9e3779b97f4a7c15ull;
+	}
+	unsigned si = (unsigned)(h >> 60) % THREAD_SETS;
+	struct thread_slot *set = c->threads[si];
+	size_t keys = t->n * sizeof *c->keys;
+	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
+		if (set[w].n == t->n && set[w].hash == h && memcmp(set[w].keys, c->keys, keys) == 0) {
+			put(l, set[w].text, set[w].len);
+			return;
+		}
+	size_t start = l->n;
+	unsigned flushes = l->flushes;
+	for (size_t i = 0; i < t->n; i++)
+		frame_line(l, &t->frames[i], o);
+	if (!numbered || l->flushes != flushes)
+		return;
+	size_t len = l->n - start;
+	struct thread_slot *e = &set[c->next_thread[si] % LINES_WAYS];
+	void *p = realloc(e->keys, keys + len);
+	if (!p)
+		return;
+	e->keys = p;
+	e->text = (char *)p + keys;
+	memcpy(e->keys, c->keys, keys);
+	memcpy(e->text, l->b + start, len);
+	e->hash = h;
+	e->n = t->n;
+	e->len = len;
+	c->next_thread[si]++;
+}
+
+static void frames_text(struct line *l, const struct bt_thread *t, const struct bt_options *o)
+{
+	if (o->lines && !o->verbose && t->n > 0 && t->n <= THREAD_FRAMES) {
+		thread_lines(l, t, o);
+	} else {
+		for (size_t i = 0; i < t->n; i++)
+			frame_line(l, &t->frames[i], o);
+	}
+	line_flush(l);
+	if (t->rc < 0 || t->n == 0)
+		fprintf(l->out, "(walk stopped: %s)\n", t->stop);
+}
+
 void bt_print_thread_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
-	bt_print_thread_header_text(out, t, o);
-	bt_print_frames_text(out, t, o);
+	struct line l;
+	line_init(&l, out);
+	header_line(&l, t, o);
+	frames_text(&l, t, o);
 }
 
 void bt_print_thread_header_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
-	fprintf(out, o->color ? "\n" C_BOLD "Thread %d" C_RESET : "\nThread %d", t->tid);
-	if (t->crashed)
-		fprintf(out, o->color ? " (" C_CRASH "crashed: %s" C_RESET ")" : " (crashed: %s)",
-			cst_signal_name(t->arch, t->cursig));
-	fputc('\n', out);
+	struct line l;
+	line_init(&l, out);
+	header_line(&l, t, o);
+	line_flush(&l);
 }
 
 void bt_print_first_text(FILE *out, const struct bt_thread *t, bool counted, size_t n,
@@ -255,10 +478,7 @@ void bt_print_first_text(FILE *out, const struct bt_thread *t, bool counted, siz
 
 void bt_print_frames_text(FILE *out, const struct bt_thread *t, const struct bt_options *o)
 {
-	struct line l = { .out = out };
-	for (size_t i = 0; i < t->n; i++)
-		frame_line(&l, &t->frames[i], o);
-	line_flush(&l);
-	if (t->rc < 0 || t->n == 0)
-		fprintf(out, "(walk stopped: %s)\n", t->stop);
+	struct line l;
+	line_init(&l, out);
+	frames_text(&l, t, o);
 }

@@ -114,8 +114,9 @@ struct cst_symbols {
 	int mismatches;
 	char **names;            /* interned names without their symbol version */
 	size_t nnames, names_cap;  /* entries used, table size (a power of two) */
-	/* per-address results of cst_symbols_func, _locate and _inlines (memo.h) */
-	struct cst_memo *func_memo, *locate_memo, *inline_memo;
+	/* per-address results of cst_symbols_func, and of _locate and _inlines together
+	 * (memo.h) */
+	struct cst_memo *func_memo, *where_memo;
 	struct cst_memo *cfi_memo;       /* struct cfi_memo per address */
 	Dwarf_Frame **cfi_rows;          /* the rows cfi_memo points to, freed at close */
 	size_t ncfi_rows, cfi_rows_cap;
@@ -128,8 +129,9 @@ struct cst_symbols {
 #define MEMO_MAX_INLINES 16
 
 struct func_memo { int rc; struct cst_func fn; };
-struct locate_memo { struct cst_location loc; uint64_t base; };   /* offset = pc - base */
-struct inline_memo { int n; struct cst_inline *chain; };   /* CHAIN: N entries, malloc'd (NULL for 0) */
+/* A lookup address's location (its offset is pc - BASE) and inline chain (NINL entries at
+ * CHAIN, malloc'd; NULL for none): a frame asks for both, one lookup finds them. */
+struct where_memo { struct cst_location loc; uint64_t base; int ninl; struct cst_inline *chain; };
 struct cfi_memo { Dwarf_Frame *row; uint64_t bias; };
 
 /* The interned copy of the first LEN bytes of NAME, valid until S is closed; NULL when
@@ -426,9 +428,8 @@ static struct cst_symbols *new_symbols(__typeof__(((Dwfl_Callbacks *)0)->find_el
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	/* without memory for a memo every lookup is simply made again */
 	s->func_memo = cst_memo_new(sizeof(struct func_memo), MEMO_MAX_ENTRIES);
-	s->locate_memo = cst_memo_new(sizeof(struct locate_memo), MEMO_MAX_ENTRIES);
+	s->where_memo = cst_memo_new(sizeof(struct where_memo), MEMO_MAX_ENTRIES);
 	s->readable_memo = cst_memo_new(sizeof(const char *), MEMO_MAX_ENTRIES);
-	s->inline_memo = cst_memo_new(sizeof(struct inline_memo), MEMO_MAX_ENTRIES / 4);
 	s->cfi_memo = cst_memo_new(sizeof(struct cfi_memo), MEMO_MAX_ENTRIES / 4);
 	s->dwfl = dwfl_begin(&s->callbacks);
 	return s;
@@ -748,7 +749,7 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 
 static void free_inline_chain(uint64_t key, void *value, void *arg)
 {
-	free(((struct inline_memo *)value)->chain);
+	free(((struct where_memo *)value)->chain);
 }
 
 void cst_symbols_close(struct cst_symbols *s)
@@ -765,10 +766,9 @@ void cst_symbols_close(struct cst_symbols *s)
 		free(s->names[i]);
 	free(s->names);
 	cst_memo_free(s->func_memo);
-	cst_memo_free(s->locate_memo);
 	cst_memo_free(s->readable_memo);
-	cst_memo_each(s->inline_memo, free_inline_chain, NULL);
-	cst_memo_free(s->inline_memo);
+	cst_memo_each(s->where_memo, free_inline_chain, NULL);
+	cst_memo_free(s->where_memo);
 	cst_memo_free(s->cfi_memo);
 	for (size_t i = 0; i < s->ncfi_rows; i++)
 		free(s->cfi_rows[i]);
@@ -1238,19 +1238,7 @@ static void locate_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc, s
 
 void cst_symbols_locate(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc)
 {
-	if (!s) {
-		memset(loc, 0, sizeof *loc);
-		return;
-	}
-	const struct locate_memo *m = cst_memo_get(s->locate_memo, addr);
-	if (m) {
-		*loc = m->loc;
-		loc->offset = loc->function ? pc - m->base : 0;
-		return;
-	}
-	locate_uncached(s, addr, pc, loc);
-	struct locate_memo v = { .loc = *loc, .base = pc - loc->offset };
-	cst_memo_put(s->locate_memo, addr, &v);
+	cst_symbols_frame(s, addr, pc, loc, NULL, 0);
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -1542,21 +1530,53 @@ int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline 
 		return 0;
 	if (max > MEMO_MAX_INLINES)
 		return inlines_uncached(s, addr, out, max);
-	const struct inline_memo *m = cst_memo_get(s->inline_memo, addr);
-	struct cst_inline chain[MEMO_MAX_INLINES];
-	struct inline_memo v;
-	if (!m) {
-		/* the memo holds a copy of the chain's own length: most addresses have none */
-		struct inline_memo kept = { inlines_uncached(s, addr, chain, MEMO_MAX_INLINES), NULL };
-		if (kept.n > 0 && (kept.chain = malloc((size_t)kept.n * sizeof *chain)))
-			memcpy(kept.chain, chain, (size_t)kept.n * sizeof *chain);
-		if ((kept.n > 0 && !kept.chain) || !cst_memo_put(s->inline_memo, addr, &kept))
-			free(kept.chain);
-		v = (struct inline_memo){ kept.n, chain };
-		m = &v;
-	}
-	int n = max < 2 ? 0 : m->n < max ? m->n : max;
+	struct cst_location loc;
+	return cst_symbols_frame(s, addr, addr, &loc, out, max);
+}
+
+/* What a memo entry gives a frame: M's location, as for PC, and at most MAX of its chain */
+static int where_frame(const struct where_memo *m, uint64_t pc, struct cst_location *loc,
+		       struct cst_inline *out, int max)
+{
+	*loc = m->loc;
+	loc->offset = loc->function ? pc - m->base : 0;
+	int n = max < 2 ? 0 : m->ninl < max ? m->ninl : max;
 	if (n > 0)
 		memcpy(out, m->chain, (size_t)n * sizeof *out);
 	return n;
+}
+
+/* cst_symbols_frame for an address the memo does not hold: looked up, and kept when the
+ * memo has room */
+static __attribute__((noinline)) int frame_uncached(struct cst_symbols *s, uint64_t addr, uint64_t pc,
+						    struct cst_location *loc, struct cst_inline *out, int max)
+{
+	struct cst_inline chain[MEMO_MAX_INLINES];
+	struct where_memo v;
+	locate_uncached(s, addr, pc, &v.loc);
+	v.base = pc - v.loc.offset;
+	v.ninl = inlines_uncached(s, addr, chain, MEMO_MAX_INLINES);
+	/* the memo holds a copy of the chain's own length: most addresses have none */
+	v.chain = NULL;
+	if (v.ninl > 0 && (v.chain = malloc((size_t)v.ninl * sizeof *chain)))
+		memcpy(v.chain, chain, (size_t)v.ninl * sizeof *chain);
+	if ((v.ninl > 0 && !v.chain) || !cst_memo_put(s->where_memo, addr, &v))
+		free(v.chain);
+	v.chain = chain;
+	return where_frame(&v, pc, loc, out, max);
+}
+
+int cst_symbols_frame(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc,
+		      struct cst_inline *out, int max)
+{
+	if (!s) {
+		memset(loc, 0, sizeof *loc);
+		return 0;
+	}
+	if (max > MEMO_MAX_INLINES) {
+		cst_symbols_locate(s, addr, pc, loc);
+		return inlines_uncached(s, addr, out, max);
+	}
+	const struct where_memo *m = cst_memo_get(s->where_memo, addr);
+	return m ? where_frame(m, pc, loc, out, max) : frame_uncached(s, addr, pc, loc, out, max);
 }

@@ -157,6 +157,12 @@ struct cst_inline {
  * or there is no DWARF. */
 int cst_symbols_inlines(struct cst_symbols *s, uint64_t addr, struct cst_inline *out, int max);
 
+/* cst_symbols_locate(S, ADDR, PC, LOC) and cst_symbols_inlines(S, ADDR, OUT, MAX) at once,
+ * as a frame needs them: returns the inline chain's count (OUT may be NULL when MAX < 2).
+ * S may be NULL (LOC cleared, 0). */
+int cst_symbols_frame(struct cst_symbols *s, uint64_t addr, uint64_t pc, struct cst_location *loc,
+		      struct cst_inline *out, int max);
+
 /* Number of modules with a build-id mismatch. */
 int cst_symbols_mismatches(struct cst_symbols *s);
 

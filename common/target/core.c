@@ -39,26 +39,25 @@
 #define MAX_FILE_NOTE (128u << 20)
 
 /* One thread as the notes give it: its registers are read again from its NT_PRSTATUS when
- * asked for (cst_core_thread), so that a core of a million threads costs 16 bytes each,
+ * asked for (cst_core_thread), so that a core of a million threads costs 24 bytes each,
  * unless they were kept when the notes were read (struct kept_regs). */
 struct thread_index {
 	uint64_t desc;           /* file offset of its NT_PRSTATUS descriptor */
 	int32_t tid;             /* pr_pid */
 	uint16_t len;            /* bytes of the descriptor read, at most DESC_READ */
 	uint16_t cursig;         /* pr_cursig */
+	uint32_t kept;           /* 1 + the index of its registers in the kept ones; 0: not kept */
 };
 
 /* Bytes of registers kept from the first pass over the notes: the registers of the first
- * threads (about 110,000 on x86-64) are not read again, each with a pread of its own, when
+ * threads (about 116,000 on x86-64) are not read again, each with a pread of its own, when
  * they are walked; the rest are. */
 #define MAX_KEPT_REGS (16u << 20)
 
-/* The registers of the threads whose NT_PRSTATUS descriptors lie at ascending file offsets,
- * as the note pass found them: the descriptors' offsets (searched apart from the registers,
- * in 8 bytes a thread), and per thread 1 + arch->nregs words (the valid mask of registers
- * 0..nregs-1, their values). */
+/* The registers kept from the note pass, per thread 1 + arch->nregs words (the valid mask of
+ * registers 0..nregs-1, their values); once the threads are sorted, in their order, which
+ * the walk follows. */
 struct kept_regs {
-	uint64_t *desc;
 	uint64_t *w;
 	size_t n, cap;           /* threads kept, room for threads */
 };
@@ -186,6 +185,19 @@ static uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
 }
 
 /* ---- memory ---------------------------------------------------------------------- */
+
+/* qsort of the N SIZE-byte elements at BASE, unless they are in order already: the kernel
+ * writes a core's segments and mappings in address order, and a core of thousands of
+ * threads has as many stack segments, which qsort compares n log n times. */
+static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i = 1;
+	while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+		i++;
+	if (i < n)
+		qsort(base, n, size, cmp);
+}
 
 static int cmp_load(const void *a, const void *b)
 {
@@ -472,57 +484,54 @@ static size_t kept_words(const struct cst_core *c)
 	return 1 + (size_t)c->arch->nregs;
 }
 
-/* Keeps REGS, read from the NT_PRSTATUS descriptor at file offset AT, while the bound
- * allows and the offsets ascend (a binary search finds them); else they are read again. */
-static void keep_regs(struct cst_core *c, uint64_t at, const struct cst_regs *regs)
+/* Keeps REGS while the bound allows; returns 1 + their index among the kept, or 0 (they are
+ * read again). */
+static uint32_t keep_regs(struct cst_core *c, const struct cst_regs *regs)
 {
 	struct kept_regs *k = &c->kept;
 	size_t words = kept_words(c);
 	int nregs = c->arch->nregs;
-	if ((nregs < 64 && regs->valid[0] >> nregs) || (k->n && k->desc[k->n - 1] >= at))
-		return;
+	if (nregs < 64 && regs->valid[0] >> nregs)
+		return 0;
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? 2 * k->cap : 64;
-		if (cap * (words + 1) * sizeof *k->w > MAX_KEPT_REGS)
-			cap = MAX_KEPT_REGS / ((words + 1) * sizeof *k->w);
+		if (cap * words * sizeof *k->w > MAX_KEPT_REGS)
+			cap = MAX_KEPT_REGS / (words * sizeof *k->w);
 		if (cap <= k->n)
-			return;
+			return 0;
 		uint64_t *w = realloc(k->w, cap * words * sizeof *w);
-		if (w)
-			k->w = w;
-		uint64_t *d = w ? realloc(k->desc, cap * sizeof *d) : NULL;
-		if (!d)
-			return;
-		k->desc = d;
+		if (!w)
+			return 0;
+		k->w = w;
 		k->cap = cap;
 	}
-	k->desc[k->n] = at;
 	uint64_t *t = k->w + k->n++ * words;
 	t[0] = regs->valid[0];
 	memcpy(t + 1, regs->val, (size_t)nregs * sizeof *t);
+	return (uint32_t)k->n;
 }
 
-/* The registers kept for the NT_PRSTATUS descriptor at file offset AT into *REGS; false
- * when they were not kept. */
-static bool kept_regs(const struct cst_core *c, uint64_t at, struct cst_regs *regs)
+/* The kept registers put in the order of the (sorted) threads: the walk reads them one
+ * thread after the other, not scattered over megabytes.  Without memory for the copy they
+ * stay in the notes' order. */
+static void order_kept(struct cst_core *c)
 {
-	const struct kept_regs *k = &c->kept;
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->desc[mid] == at) {
-			const uint64_t *t = k->w + mid * kept_words(c);
-			cst_regs_clear(regs);
-			regs->valid[0] = t[0];
-			memcpy(regs->val, t + 1, (size_t)c->arch->nregs * sizeof *t);
-			return true;
-		}
-		if (k->desc[mid] < at)
-			lo = mid + 1;
-		else
-			hi = mid;
+	struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c);
+	uint64_t *w = k->n ? malloc(k->n * words * sizeof *w) : NULL;
+	if (!w)
+		return;
+	uint32_t n = 0;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		struct thread_index *x = &c->threads[i];
+		if (!x->kept)
+			continue;
+		memcpy(w + (size_t)n * words, k->w + (size_t)(x->kept - 1) * words, words * sizeof *w);
+		x->kept = ++n;
 	}
-	return false;
+	free(k->w);
+	k->w = w;
+	k->cap = k->n;
 }
 
 /* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
@@ -549,8 +558,8 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 	}
 	c->threads[c->nthreads++] = (struct thread_index){
 		.desc = at, .tid = tid, .len = (uint16_t)len, .cursig = (uint16_t)cursig,
+		.kept = keep_regs(c, &regs),
 	};
-	keep_regs(c, at, &regs);
 	return 0;
 }
 
@@ -664,7 +673,7 @@ static int parse_nt_file(struct cst_core *c, const uint8_t *d, size_t size)
 		cst_core_warn(c, "NT_FILE: %llu of %llu mappings unusable",
 		     (unsigned long long)(count - n), (unsigned long long)count);
 	c->nmaps = n;
-	qsort(c->maps, n, sizeof *c->maps, cmp_map);
+	sort_unless_sorted(c->maps, n, sizeof *c->maps, cmp_map);
 	/* Distinct file names, through an open-addressing hash of the names. */
 	size_t hsize = 16;
 	while (hsize < 2 * n)
@@ -828,6 +837,33 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* The N threads at T in tid order, threads of one tid in the order they came: a radix sort,
+ * a byte of the tid at a time (a stable sort, as glibc's qsort is, without a call per
+ * comparison); qsort when there is no memory for the copy. */
+static void sort_threads(struct thread_index *t, size_t n)
+{
+	struct thread_index *tmp = n > 1 ? malloc(n * sizeof *tmp) : NULL;
+	if (!tmp) {
+		if (n > 1)
+			qsort(t, n, sizeof *t, cmp_tid);
+		return;
+	}
+	struct thread_index *from = t, *to = tmp;
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++)   /* the sign bit flipped: negative tids first */
+			count[(((uint32_t)from[i].tid ^ 0x80000000u) >> shift & 0xff) + 1]++;
+		for (unsigned k = 1; k < 257; k++)
+			count[k] += count[k - 1];
+		for (size_t i = 0; i < n; i++)
+			to[count[((uint32_t)from[i].tid ^ 0x80000000u) >> shift & 0xff]++] = from[i];
+		struct thread_index *x = from;
+		from = to;
+		to = x;
+	}
+	free(tmp);     /* four passes: the sorted threads are back in T */
+}
+
 /* ---- segments the file does not hold --------------------------------------------- */
 
 static int cmp_load_offset(const void *a, const void *b)
@@ -853,7 +889,7 @@ static int check_cut_loads(struct cst_core *c)
 	for (size_t i = 0; i < c->nloads; i++)
 		if (c->loads[i].claimed > 0)
 			by_off[n++] = &c->loads[i];
-	qsort(by_off, n, sizeof *by_off, cmp_load_offset);
+	sort_unless_sorted(by_off, n, sizeof *by_off, cmp_load_offset);
 	uint64_t need = 0;
 	const struct load *first_bad = NULL;
 	uint64_t first_bad_next = 0;
@@ -1016,7 +1052,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		cst_fail(err, errlen, rc, "out of memory");
 		goto bad;
 	}
-	qsort(c->loads, c->nloads, sizeof *c->loads, cmp_load);
+	sort_unless_sorted(c->loads, c->nloads, sizeof *c->loads, cmp_load);
 	if (c->nthreads == 0) {
 		rc = cst_fail(err, errlen, -CST_E_NO_THREADS, "no usable NT_PRSTATUS note: no threads to unwind%s",
 			  c->nwarnings ? " (the notes are damaged)" : "");
@@ -1024,7 +1060,8 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	}
 	/* The dumping thread stays first (see cst_core_thread); the others follow in tid order. */
 	if (c->nthreads > 2)
-		qsort(c->threads + 1, c->nthreads - 1, sizeof *c->threads, cmp_tid);
+		sort_threads(c->threads + 1, c->nthreads - 1);
+	order_kept(c);
 	if (!c->pid)
 		c->pid = c->threads[0].tid;
 
@@ -1075,7 +1112,6 @@ void cst_core_close(struct cst_core *c)
 	free(c->file_blocks);
 	free(c->threads);
 	free(c->kept.w);
-	free(c->kept.desc);
 	free(c->auxv);
 	free(c->file_note);
 	free(c->executable);
@@ -1107,8 +1143,13 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 		 * carries a signal */
 		.crashed = i == 0 && cst_core_is_crash(c),
 	};
-	if (kept_regs(c, x->desc, &t->regs))
+	if (x->kept) {
+		const uint64_t *w = c->kept.w + (size_t)(x->kept - 1) * kept_words(c);
+		cst_regs_clear(&t->regs);
+		t->regs.valid[0] = w[0];
+		memcpy(t->regs.val, w + 1, (size_t)c->arch->nregs * sizeof *w);
 		return t;
+	}
 	uint8_t d[DESC_READ];
 	int tid, cursig;
 	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||

@@ -1,7 +1,8 @@
 /* The core reader (common/target/core.c): each error cst_core_open returns, with its code
  * and its message, for a tiny file written here; the warnings of a core that still opens
  * (an impossible program header, a cut segment, a short NT_PRSTATUS); and a valid core's
- * thread and memory; the bounds on NT_AUXV and NT_FILE.  Usage: test_core_errors [DIR] (where the files go; default /tmp). */
+ * thread and memory; the bounds on NT_AUXV and NT_FILE; the order of threads and segments.
+ * Usage: test_core_errors [DIR] (where the files go; default /tmp). */
 #include "core.h"
 #include "error.h"
 #include "unit.h"
@@ -400,6 +401,71 @@ static void overlapping(void)
 	unit_end();
 }
 
+/* Threads: the first NT_PRSTATUS (the dumping thread) stays first, the others follow in tid
+ * order (negative tids first, tids that differ in each of their bytes), threads of one tid
+ * in the order of their notes, each with its own registers; PT_LOADs listed in descending
+ * address order are found. */
+static void order(void)
+{
+	static const int32_t tids[] = { 500, 7, -3, 300000, 7, 65536, 256, 1, 0x7fffffff, -70000 };
+	static const int32_t want[] = { 500, -70000, -3, 1, 7, 7, 256, 65536, 300000, 0x7fffffff };
+	const size_t n = sizeof tids / sizeof tids[0];
+	struct img m;
+	unit_begin("core_thread_order");
+	Elf64_Ehdr e = ehdr(ET_CORE, EM_X86_64, 3);
+	m.len = 0;
+	put(&m, &e, sizeof e);
+	Elf64_Phdr ph[3] = { 0 };
+	size_t ph_at = put(&m, ph, sizeof ph);
+	size_t note_at = m.len;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t d[336];
+		prstatus(d, (int)i + 1);          /* the note's place, as its cursig */
+		memcpy(d + 32, &tids[i], 4);
+		uint64_t rip = RIP_AT + i;        /* and as its pc */
+		memcpy(d + 112 + 16 * 8, &rip, 8);
+		note(&m, NT_PRSTATUS, d, sizeof d);
+	}
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = note_at, .p_filesz = m.len - note_at };
+	for (int i = 0; i < 2; i++) {     /* the higher segment first */
+		while (m.len % 16)
+			m.b[m.len++] = 0;
+		size_t at = m.len;
+		memset(m.b + at, 0x11 * (i + 1), 0x100);
+		m.len += 0x100;
+		ph[1 + i] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = at, .p_flags = PF_R | PF_W,
+					  .p_vaddr = LOAD_VADDR + 0x1000ull * (uint64_t)(1 - i),
+					  .p_filesz = 0x100, .p_memsz = 0x100 };
+	}
+	memcpy(m.b + ph_at, ph, sizeof ph);
+	struct cst_core *c = expect_open("thread_order", &m);
+	if (c) {
+		EXPECT_EQ(cst_core_nthreads(c), n, "threads");
+		int cursig7 = 0;
+		for (size_t i = 0; i < n && i < cst_core_nthreads(c); i++) {
+			const struct cst_core_thread *t = cst_core_thread(c, i);
+			unit_expect(t->tid == want[i], "thread %zu: tid %d, want %d", i, t->tid, want[i]);
+			uint64_t rip = 0;
+			unit_expect(cst_reg_get(&t->regs, 16, &rip) && rip == RIP_AT + (uint64_t)t->cursig - 1,
+				    "thread %zu (note %d): its registers are another's (rip 0x%llx)", i,
+				    t->cursig, (unsigned long long)rip);
+			if (t->tid == 7) {       /* the notes' order: the one of cursig 2, then 5 */
+				unit_expect(t->cursig > cursig7, "tid 7 of note %d after note %d",
+					    t->cursig, cursig7);
+				cursig7 = t->cursig;
+			}
+		}
+		struct cst_target *tg = cst_core_target(c);
+		uint64_t w = 0;
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 8, 8, &w) == 0 &&
+			    w == 0x2222222222222222ull, "the lower segment: 0x%llx", (unsigned long long)w);
+		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x1008, 8, &w) == 0 &&
+			    w == 0x1111111111111111ull, "the higher segment: 0x%llx", (unsigned long long)w);
+		cst_core_close(c);
+	}
+	unit_end();
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(dir, sizeof dir, "%s/core-errors.XXXXXX", argc > 1 ? argv[1] : "/tmp");
@@ -411,6 +477,7 @@ int main(int argc, char **argv)
 	usable();
 	bounds();
 	overlapping();
+	order();
 	rmdir(dir);
 	return unit_exit();
 }
