@@ -5,7 +5,7 @@
  * through a 64 KiB window, its memory through a small block cache.  What a core costs in
  * memory grows with its thread count and its NT_FILE and NT_AUXV notes (copied whole), not
  * with its memory segments or its other notes: at most 1,000,000 threads are kept (the rest
- * are warned about), each as 16 bytes, and the registers of the first of them up to 16 MiB
+ * are warned about), each as 24 bytes, and the registers of the first of them up to 16 MiB
  * (those of the others are read again when cst_core_thread asks).  Memory comes from PT_LOAD segments, looked up in a sorted index (O(log n)); bytes
  * the kernel left out (the text pages of mapped files) are read from the files NT_FILE
  * names, after -e / --sysroot substitution.  Every size and offset in the file is checked
