@@ -96,6 +96,10 @@ struct mapped_file {             /* a file named by NT_FILE, opened on first use
 #define WAYS 4                   /* set-associative: two hot blocks of code that map to one
 				  * set do not push each other out at every frame */
 #define NSETS (NBLOCKS / WAYS)
+/* A block of a segment without PF_X (a stack) is read from the piece of this many bytes
+ * that holds the first byte asked for up to its end: a walk reads a stack upwards from
+ * its stack pointer, and the bytes below it are seldom asked for (and then read too). */
+#define PIECE_SHIFT 9
 
 struct block_cache {
 	uint64_t block[NBLOCKS];     /* file offset >> BLOCK_SHIFT, + 1 (0: empty); set s holds
@@ -103,6 +107,7 @@ struct block_cache {
 	uint32_t src[NBLOCKS];       /* whose block: 0 the core, 1 + i the mapped file i */
 	uint32_t used[NBLOCKS];      /* the cache's clock at the slot's last use: the least
 				      * recently used slot of a set is replaced */
+	uint16_t lo[NBLOCKS];        /* bytes of the block before this offset are not read */
 	uint32_t clock;
 	unsigned last;               /* the slot of the last read: a walk reads one stack */
 	uint8_t data[NBLOCKS][BLOCK_SIZE];
@@ -286,12 +291,27 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 	return m->file < 0 ? NULL : open_mapped(c, &c->files[m->file]);
 }
 
+/* Reads the bytes of block B of FD (SIZE bytes long when opened) from offset AT of the block
+ * up to offset END (its start: the bytes it holds from END on stay) into slot K of BC.
+ * Returns 0, or -CST_E_MEMORY when the file ends before them or cannot be read. */
+static int read_block(struct block_cache *bc, unsigned k, int fd, uint64_t size, uint64_t b,
+		      unsigned at, unsigned end)
+{
+	uint64_t start = (b << BLOCK_SHIFT) + at;
+	ssize_t got = pread(fd, bc->data[k] + at, end - at, (off_t)start);
+	uint64_t want = size > start ? size - start : 0;
+	if (want > end - at)
+		want = end - at;
+	return got < 0 || (uint64_t)got < want ? -CST_E_MEMORY : 0;
+}
+
 /* Copies N bytes at offset OFF of FD (SRC in the cache's tags, SIZE bytes long when opened;
- * OFF + N <= SIZE) to OUT through the block cache *CACHE, allocated on first use.  Returns 0,
- * or -CST_E_MEMORY when the file could not be read there (it shrank since it was opened, or
- * a read error). */
+ * OFF + N <= SIZE) to OUT through the block cache *CACHE, allocated on first use; a block
+ * missing from it is read whole, or with PIECES from the piece of OFF on.  Returns 0, or
+ * -CST_E_MEMORY when the file could not be read there (it shrank since it was opened, or a
+ * read error). */
 static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_t size, uint64_t off,
-		       uint8_t *out, size_t n)
+		       uint8_t *out, size_t n, bool pieces)
 {
 	if (!*cache && fd >= 0)
 		*cache = calloc(1, sizeof **cache);
@@ -315,18 +335,24 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 					k = w;
 			}
 		}
+		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
+		unsigned from = pieces ? (unsigned)(at >> PIECE_SHIFT << PIECE_SHIFT) : 0;
 		if (bc->block[k] != b + 1 || bc->src[k] != src) {
 			bc->block[k] = 0;
-			ssize_t got = pread(fd, bc->data[k], BLOCK_SIZE, (off_t)(b << BLOCK_SHIFT));
-			uint64_t want = size - (b << BLOCK_SHIFT);
-			if (got < 0 || (uint64_t)got < (want < BLOCK_SIZE ? want : BLOCK_SIZE))
+			if (read_block(bc, k, fd, size, b, from, BLOCK_SIZE) < 0)
 				return -CST_E_MEMORY;
 			bc->block[k] = b + 1;
 			bc->src[k] = src;
+			bc->lo[k] = (uint16_t)from;
+		} else if (at < bc->lo[k]) {     /* bytes below those read: the pieces up to them */
+			if (read_block(bc, k, fd, size, b, from, bc->lo[k]) < 0) {
+				bc->block[k] = 0;
+				return -CST_E_MEMORY;
+			}
+			bc->lo[k] = (uint16_t)from;
 		}
 		bc->used[k] = ++bc->clock;
 		bc->last = k;
-		size_t at = (size_t)(off & (BLOCK_SIZE - 1));
 		size_t m = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
 		if (m == 8)
 			memcpy(out, bc->data[k] + at, 8);    /* a word: one move, not a copy loop */
@@ -359,14 +385,16 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 		n = f->size - off;
 	/* Read, not copied from f->map: a file that shrinks while it is open gives a short
 	 * read here, where a load from the mapping would raise SIGBUS. */
-	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n) == 0 ?
+	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n, false) == 0 ?
 	       (size_t)n : 0;
 }
 
-/* Copies N bytes at core file offset OFF (inside the file: load_span checked it) to OUT. */
+/* Copies N bytes at core file offset OFF (inside the file: load_span checked it, in PT_LOAD
+ * C->last_load) to OUT.  Code is read in whole blocks: a walk reads the instructions before a
+ * return address too. */
 static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_t n)
 {
-	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n);
+	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n, !c->loads[c->last_load].exec);
 }
 
 /* Sets C's span to the block of C->blocks that the last read of N bytes at core file offset
@@ -380,7 +408,7 @@ static void set_span(struct cst_core *c, uint64_t addr, uint64_t off, size_t n)
 	if (!bc || n == 0 || (off + n - 1) >> BLOCK_SHIFT != b)
 		return;
 	const struct load *l = &c->loads[c->last_load];
-	uint64_t lo = b << BLOCK_SHIFT, hi = lo + BLOCK_SIZE;
+	uint64_t lo = (b << BLOCK_SHIFT) + bc->lo[bc->last], hi = (b << BLOCK_SHIFT) + BLOCK_SIZE;
 	if (lo < l->offset)
 		lo = l->offset;
 	if (hi > l->offset + l->avail)

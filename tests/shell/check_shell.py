@@ -198,6 +198,20 @@ def check_segv(core_path, exe):
     want = "0x%x:\t%s\n" % (rsp + 8, "\t".join("0x%016x" % v for v in struct.unpack("<2Q", raw2))) if raw2 else None
     report(raw2 is not None and o[4] == want, "shell-x-expression", "%r != %r" % (o[4], want))
 
+    # x below the stack pointer, after the walk read its stack from there upwards: the
+    # bytes of the page below it that the walk did not read come from the core too (the
+    # first word of each 512 bytes that is not zero in the core, left by earlier calls)
+    page, addrs = rsp & ~0xfff, []
+    for a in range(page, rsp & ~0x1ff, 8):
+        w = core.read(a, 16)
+        if w and any(w[:8]) and (not addrs or addrs[-1] >> 9 != a >> 9):
+            addrs.append(a)
+    _, o, _ = shell(core_path, ["x/2xg 0x%x" % a for a in addrs] or ["x/2xg 0x%x" % page])
+    bad = [a for a, got in zip(addrs, o) if got != "0x%x:\t%s\n" % (
+        a, "\t".join("0x%016x" % v for v in struct.unpack("<2Q", core.read(a, 16))))]
+    report(len(o) == max(len(addrs), 1) and not bad, "shell-x-below-sp",
+           "rsp 0x%x, differ at %s" % (rsp, [hex(a) for a in bad]))
+
     # disassemble: instruction boundaries as objdump's, => at the frame's pc
     def dis_rows(text):
         return [(m.group(1) == "=>", int(m.group(2), 16), int(m.group(3)), m.group(4))
