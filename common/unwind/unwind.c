@@ -214,6 +214,11 @@ struct cst_ra_record {
 	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
 				  * and TARGET_FN (TARGET_FOUND) */
 	bool target_found;
+	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
+				  * RUNG_ROW while every rung above it declined for what LOOKUP
+				  * alone decides (struct rung_plan) */
+	const struct cst_row *rung_row;
+	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
 	int call_rc;
 	uint64_t cfi_bias;
@@ -442,9 +447,69 @@ static bool applies(const struct cst_strategy *s, const struct cst_frame *f, boo
 	       !((s->flags & CST_STRATEGY_NOT_SIGNAL) && f->signal_frame);
 }
 
+/* Whether rung S, which declined for F, did so for what F's lookup address alone decides
+ * (R is F's record): the CFI rung where there is no CFI. */
+static bool declined_by_address(const struct cst_strategy *s, const struct cst_ra_record *r)
+{
+	return s->step == cst_cfi_step && r->cfi_state < 0;
+}
+
+/* Remembers in R that rung S of the ladder (index I) found the caller of a frame at R's
+ * lookup address, every rung above it having declined by address alone, when the row it
+ * applied is kept: the CFI rung's row, or the analysis rung's (whose check of the call
+ * before the return address depends on the address alone). */
+static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s, int i)
+{
+	if (i >= INT8_MAX)
+		return;
+	if (s->step == cst_cfi_step && r->cfi_state > 0) {
+		r->rung_row = r->cfi_row;
+		r->rung_bias = r->cfi_bias;
+	} else if (s->step == cst_analysis_step && r->row_state == 1 && r->row) {
+		r->rung_row = r->row;
+		r->rung_bias = 0;
+	} else {
+		return;
+	}
+	r->rung = (int8_t)(i + 1);
+}
+
+/* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
+ * applies it, with the same results.  *NEXT: the rung after it, where the ladder goes on
+ * when it declines. */
+static int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
+			   struct cst_frame *c, struct cst_step *out, const struct cst_strategy **next)
+{
+	const struct cst_strategy *s = &u->env->arch->ladder[r->rung - 1];
+	uint64_t cfa;
+	bool frame_record;
+	*next = s + 1;
+	c->found_by = s->found_by;
+	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
+	if (s->step == cst_cfi_step) {
+		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
+		out->fp_record = frame_record;
+		if (rc > 0)
+			f->cfa = cfa;
+		return rc == -CST_E_CFI ? -CST_E_DECODE : rc;
+	}
+	/* as cst_analysis_step */
+	if (rc == 0 || rc == -CST_E_CFI)
+		return -CST_E_DECODE;
+	if (rc < 0)
+		return rc;
+	f->cfa = cfa;
+	out->fp_record = frame_record;
+	if (frame_record)
+		c->found_by = CST_FOUND_FP;
+	return 1;
+}
+
 /* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
  * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
- * it), 0 at the outermost frame, or a negative code. */
+ * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
+ * record names the rung that answers there goes to it at once: the rungs above it decline
+ * there whatever the registers. */
 static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
 		 struct cst_frame *c, struct cst_step *out)
 {
@@ -452,13 +517,27 @@ static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_fun
 	out->caller_skipped = false;
 	out->same_sp = false;
 	frame_reset(c);
-	for (const struct cst_strategy *s = u->env->arch->ladder; s && s->step; s++) {
+	const struct cst_strategy *s = u->env->arch->ladder;
+	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
+	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
+	bool by_address = r != NULL;
+	if (r && r->rung) {
+		int rc = remembered_rung(u, r, f, c, out, &s);
+		if (rc != -CST_E_DECODE)
+			return rc;
+		by_address = false;
+	}
+	for (; s && s->step; s++) {
 		if (!applies(s, f, context))
 			continue;
 		c->found_by = s->found_by;
 		int rc = s->step(u, f, fn, c, out);
-		if (rc != -CST_E_DECODE)
+		if (rc != -CST_E_DECODE) {
+			if (rc > 0 && by_address)
+				remember_rung(r, s, (int)(s - u->env->arch->ladder));
 			return rc;
+		}
+		by_address = by_address && declined_by_address(s, r);
 	}
 	return -CST_E_NO_FUNC;
 }
