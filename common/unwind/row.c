@@ -81,11 +81,17 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		/* the same-value rules at once: the callee's valid registers among them */
 		uint64_t same = row->same & in->valid[0];
 		out->valid[0] |= same;
-		for (uint64_t m = same; m; m &= m - 1) {
-			int r = __builtin_ctzll(m);
-			out->val[r] = in->val[r];
-			if (origin)
-				origin_set(origin, r, CST_REG_SAME, 0);
+		if (nregs <= CST_REGS_SHORT && !origin) {
+			/* one block, which the compiler writes as moves: the values of the other
+			 * registers are behind invalid bits or written below */
+			memcpy(out->val, in->val, CST_REGS_SHORT * sizeof out->val[0]);
+		} else {
+			for (uint64_t m = same; m; m &= m - 1) {
+				int r = __builtin_ctzll(m);
+				out->val[r] = in->val[r];
+				if (origin)
+					origin_set(origin, r, CST_REG_SAME, 0);
+			}
 		}
 		todo &= ~row->same;
 	}
