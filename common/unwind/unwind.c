@@ -214,6 +214,9 @@ struct cst_ra_record {
 	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
 				  * and TARGET_FN (TARGET_FOUND) */
 	bool target_found;
+	struct cst_ra_record *caller;   /* the record last found for the caller of a frame at
+					 * RA: the threads that share a return address mostly
+					 * share their caller's */
 	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
@@ -1067,8 +1070,6 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
-	if (crec && crec->target_state == 1 && crec->target_found && crec->target_fn.start == callee->start)
-		return;                 /* the direct call before it entered the callee's function */
 	struct cst_call_site buf;
 	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
 	if (!site)
@@ -1121,6 +1122,16 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
+/* Whether find_lost_tail_calls has nothing to find for the same arguments, seen at once in
+ * the common case: the direct call before the caller's return address (its record CREC)
+ * entered the callee's function. */
+static inline bool entered_callee(const struct cst_frame *c, const struct cst_func *callee,
+				  const struct cst_ra_record *crec)
+{
+	return crec && callee && !c->signal_frame && crec->target_state == 1 && crec->target_found &&
+	       crec->target_fn.start == callee->start;
+}
+
 /* Whether FN (NULL: none known) is one of NAMES (NULL-terminated, or NULL). */
 static bool func_listed(const struct cst_func *fn, const char *const *names)
 {
@@ -1142,14 +1153,18 @@ static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
 
 /* The function at record R's lookup address, NULL when none is known; looked up once, with
  * its facts. */
-static const struct cst_func *record_func(struct cst_unwind *u, struct cst_ra_record *r)
+static void record_func_find(struct cst_unwind *u, struct cst_ra_record *r)
 {
-	if (r->fn_state == 0) {
-		r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
-		const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
-		r->facts.outermost = func_listed(fn, u->env->arch->outermost);
-		r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
-	}
+	r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
+	const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
+	r->facts.outermost = func_listed(fn, u->env->arch->outermost);
+	r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
+}
+
+static inline const struct cst_func *record_func(struct cst_unwind *u, struct cst_ra_record *r)
+{
+	if (r->fn_state == 0)
+		record_func_find(u, r);
 	return r->fn_state > 0 ? &r->fn : NULL;
 }
 
@@ -1236,6 +1251,19 @@ static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
 	r->ra = ra;
 	r->lookup = caller_lookup(u->env->arch, ra);
 	r->ra_facts = ra_facts(u, ra);
+	return r;
+}
+
+/* ra_record for return address RA of the current frame's caller, through the link from
+ * the current frame's record when it leads there. */
+static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra)
+{
+	struct cst_ra_record *from = u->cur_rec;
+	if (from && from->caller && from->caller->ra == ra)
+		return from->caller;
+	struct cst_ra_record *r = ra_record(u, ra);
+	if (from)
+		from->caller = r;
 	return r;
 }
 
@@ -1358,7 +1386,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
-	struct cst_ra_record *rec = ra_record(u, c->pc);
+	struct cst_ra_record *rec = caller_record(u, c->pc);
 	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
 	if (!rf.known) {
 		const char *copy = NULL;
@@ -1404,7 +1432,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	if ((callee_fn && callee_fn->uncertain) || (caller_state > 0 && caller.uncertain))
 		snprintf(c->note, sizeof c->note,
 			 "function bounds guessed from the code's layout: lost tail calls not searched");
-	else
+	else if (!entered_callee(c, callee_fn, rec))
 		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, rec,
 				     step.caller_skipped);
 	bool interrupted = f->signal_frame;
