@@ -480,7 +480,7 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
  * applies it, with the same results.  *NEXT: the rung after it, where the ladder goes on
  * when it declines. */
-static int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
+static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
 			   struct cst_frame *c, struct cst_step *out, const struct cst_strategy **next)
 {
 	const struct cst_strategy *s = &u->env->arch->ladder[r->rung - 1];
@@ -508,28 +508,14 @@ static int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, 
 	return 1;
 }
 
-/* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
- * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
- * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
- * record names the rung that answers there goes to it at once: the rungs above it decline
- * there whatever the registers. */
-static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
-		 struct cst_frame *c, struct cst_step *out)
+/* The ladder from rung S down, for F (function FN), whose record R (NULL: none, or not to
+ * be remembered) learns the rung that answers when every rung above it declined by address
+ * alone.  Returns as climb. */
+static int climb_from(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+		      struct cst_frame *c, struct cst_step *out, const struct cst_strategy *s,
+		      struct cst_ra_record *r)
 {
-	out->fp_record = true;
-	out->caller_skipped = false;
-	out->same_sp = false;
-	frame_reset(c);
-	const struct cst_strategy *s = u->env->arch->ladder;
-	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
-	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
 	bool by_address = r != NULL;
-	if (r && r->rung) {
-		int rc = remembered_rung(u, r, f, c, out, &s);
-		if (rc != -CST_E_DECODE)
-			return rc;
-		by_address = false;
-	}
 	for (; s && s->step; s++) {
 		if (!applies(s, f, context))
 			continue;
@@ -543,6 +529,29 @@ static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_fun
 		by_address = by_address && declined_by_address(s, r);
 	}
 	return -CST_E_NO_FUNC;
+}
+
+/* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
+ * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
+ * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
+ * record names the rung that answers there goes to it at once: the rungs above it decline
+ * there whatever the registers.  Inline in the step, where most frames go no further than
+ * that rung. */
+static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+			struct cst_frame *c, struct cst_step *out)
+{
+	out->fp_record = true;
+	out->caller_skipped = false;
+	out->same_sp = false;
+	frame_reset(c);
+	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
+	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
+	if (r && r->rung) {
+		const struct cst_strategy *next;
+		int rc = remembered_rung(u, r, f, c, out, &next);
+		return rc != -CST_E_DECODE ? rc : climb_from(u, f, fn, context, c, out, next, NULL);
+	}
+	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
 }
 
 int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
@@ -1309,7 +1318,7 @@ static int finish(struct cst_unwind *u)
 }
 
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
-static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
+static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
 	memcpy(out, f, offsetof(struct cst_frame, note));
 	if (f->note[0])
