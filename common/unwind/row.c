@@ -81,11 +81,17 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		/* the same-value rules at once: the callee's valid registers among them */
 		uint64_t same = row->same & in->valid[0];
 		out->valid[0] |= same;
-		for (uint64_t m = same; m; m &= m - 1) {
-			int r = __builtin_ctzll(m);
-			out->val[r] = in->val[r];
-			if (origin)
-				origin_set(origin, r, CST_REG_SAME, 0);
+		if (nregs <= CST_REGS_SHORT && !origin) {
+			/* one block, which the compiler writes as moves: the values of the other
+			 * registers are behind invalid bits or written below */
+			memcpy(out->val, in->val, CST_REGS_SHORT * sizeof out->val[0]);
+		} else {
+			for (uint64_t m = same; m; m &= m - 1) {
+				int r = __builtin_ctzll(m);
+				out->val[r] = in->val[r];
+				if (origin)
+					origin_set(origin, r, CST_REG_SAME, 0);
+			}
 		}
 		todo &= ~row->same;
 	}
@@ -93,32 +99,36 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		/* a row of saved registers and values at the CFA alone (a frame record's, most
 		 * CFI rows): neither reads another's result, nor fails but for the return
 		 * address, so that they are found by kind, without the loop below */
+		uint64_t got = row->at_cfa;   /* the registers these rules recover */
 		for (uint64_t m = row->at_cfa; m; m &= m - 1) {
 			int r = __builtin_ctzll(m);
 			out->val[r] = cfa + (uint64_t)row->reg[r].n;
-			out->valid[0] |= 1ull << r;
-			if (origin)
-				origin_set(origin, r, CST_REG_COMPUTED, 0);
-			if (r == arch->pc_reg)
-				ra_defined = true;
 		}
 		for (todo &= row->saved; todo; todo &= todo - 1) {
 			int r = __builtin_ctzll(todo);
 			uint64_t v, addr = cfa + (uint64_t)row->reg[r].n;
-			if (r == arch->fp_reg)
-				fp_slot = addr;
 			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
 				if ((rc = unreadable(u, r, addr)) < 0)
 					return rc;
 				continue;
 			}
 			out->val[r] = v;
-			out->valid[0] |= 1ull << r;
-			if (origin)
-				origin_set(origin, r, CST_REG_SAVED, addr);
-			if (r == arch->pc_reg)
-				ra_defined = true;
+			got |= 1ull << r;
 		}
+		out->valid[0] |= got;
+		if (origin)
+			for (uint64_t m = got; m; m &= m - 1) {
+				int r = __builtin_ctzll(m);
+				if (row->at_cfa >> r & 1)
+					origin_set(origin, r, CST_REG_COMPUTED, 0);
+				else
+					origin_set(origin, r, CST_REG_SAVED, cfa + (uint64_t)row->reg[r].n);
+			}
+		ra_defined = arch->pc_reg >= 0 && arch->pc_reg < 64 && (got >> arch->pc_reg & 1);
+		/* the frame pointer's save slot tells the frame record where the row does not */
+		if (row->frame_record < 0 && arch->fp_reg >= 0 && arch->fp_reg < 64 &&
+		    (row->saved >> arch->fp_reg & 1))
+			fp_slot = cfa + (uint64_t)row->reg[arch->fp_reg].n;
 	}
 	while (todo) {
 		int r = __builtin_ctzll(todo);

@@ -214,6 +214,14 @@ struct cst_ra_record {
 	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
 				  * and TARGET_FN (TARGET_FOUND) */
 	bool target_found;
+	struct cst_ra_record *caller;   /* the record last found for the caller of a frame at
+					 * RA: the threads that share a return address mostly
+					 * share their caller's */
+	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
+				  * RUNG_ROW while every rung above it declined for what LOOKUP
+				  * alone decides (struct rung_plan) */
+	const struct cst_row *rung_row;
+	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
 	int call_rc;
 	uint64_t cfi_bias;
@@ -442,25 +450,108 @@ static bool applies(const struct cst_strategy *s, const struct cst_frame *f, boo
 	       !((s->flags & CST_STRATEGY_NOT_SIGNAL) && f->signal_frame);
 }
 
+/* Whether rung S, which declined for F, did so for what F's lookup address alone decides
+ * (R is F's record): the CFI rung where there is no CFI. */
+static bool declined_by_address(const struct cst_strategy *s, const struct cst_ra_record *r)
+{
+	return s->step == cst_cfi_step && r->cfi_state < 0;
+}
+
+/* Remembers in R that rung S of the ladder (index I) found the caller of a frame at R's
+ * lookup address, every rung above it having declined by address alone, when the row it
+ * applied is kept: the CFI rung's row, or the analysis rung's (whose check of the call
+ * before the return address depends on the address alone). */
+static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s, int i)
+{
+	if (i >= INT8_MAX)
+		return;
+	if (s->step == cst_cfi_step && r->cfi_state > 0) {
+		r->rung_row = r->cfi_row;
+		r->rung_bias = r->cfi_bias;
+	} else if (s->step == cst_analysis_step && r->row_state == 1 && r->row) {
+		r->rung_row = r->row;
+		r->rung_bias = 0;
+	} else {
+		return;
+	}
+	r->rung = (int8_t)(i + 1);
+}
+
+/* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
+ * applies it, with the same results.  *NEXT: the rung after it, where the ladder goes on
+ * when it declines. */
+static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
+			   struct cst_frame *c, struct cst_step *out, const struct cst_strategy **next)
+{
+	const struct cst_strategy *s = &u->env->arch->ladder[r->rung - 1];
+	uint64_t cfa;
+	bool frame_record;
+	*next = s + 1;
+	c->found_by = s->found_by;
+	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
+	if (s->step == cst_cfi_step) {
+		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
+		out->fp_record = frame_record;
+		if (rc > 0)
+			f->cfa = cfa;
+		return rc == -CST_E_CFI ? -CST_E_DECODE : rc;
+	}
+	/* as cst_analysis_step */
+	if (rc == 0 || rc == -CST_E_CFI)
+		return -CST_E_DECODE;
+	if (rc < 0)
+		return rc;
+	f->cfa = cfa;
+	out->fp_record = frame_record;
+	if (frame_record)
+		c->found_by = CST_FOUND_FP;
+	return 1;
+}
+
+/* The ladder from rung S down, for F (function FN), whose record R (NULL: none, or not to
+ * be remembered) learns the rung that answers when every rung above it declined by address
+ * alone.  Returns as climb. */
+static int climb_from(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+		      struct cst_frame *c, struct cst_step *out, const struct cst_strategy *s,
+		      struct cst_ra_record *r)
+{
+	bool by_address = r != NULL;
+	for (; s && s->step; s++) {
+		if (!applies(s, f, context))
+			continue;
+		c->found_by = s->found_by;
+		int rc = s->step(u, f, fn, c, out);
+		if (rc != -CST_E_DECODE) {
+			if (rc > 0 && by_address)
+				remember_rung(r, s, (int)(s - u->env->arch->ladder));
+			return rc;
+		}
+		by_address = by_address && declined_by_address(s, r);
+	}
+	return -CST_E_NO_FUNC;
+}
+
 /* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
  * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
- * it), 0 at the outermost frame, or a negative code. */
-static int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
-		 struct cst_frame *c, struct cst_step *out)
+ * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
+ * record names the rung that answers there goes to it at once: the rungs above it decline
+ * there whatever the registers.  Inline in the step, where most frames go no further than
+ * that rung. */
+static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+			struct cst_frame *c, struct cst_step *out)
 {
 	out->fp_record = true;
 	out->caller_skipped = false;
 	out->same_sp = false;
 	frame_reset(c);
-	for (const struct cst_strategy *s = u->env->arch->ladder; s && s->step; s++) {
-		if (!applies(s, f, context))
-			continue;
-		c->found_by = s->found_by;
-		int rc = s->step(u, f, fn, c, out);
-		if (rc != -CST_E_DECODE)
-			return rc;
+	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
+	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
+	if (r && r->rung) {
+		const struct cst_strategy *next;
+		int rc = remembered_rung(u, r, f, c, out, &next);
+		return rc != -CST_E_DECODE ? rc : climb_from(u, f, fn, context, c, out, next, NULL);
 	}
-	return -CST_E_NO_FUNC;
+	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
 }
 
 int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
@@ -988,8 +1079,6 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 		return;
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
-	if (crec && crec->target_state == 1 && crec->target_found && crec->target_fn.start == callee->start)
-		return;                 /* the direct call before it entered the callee's function */
 	struct cst_call_site buf;
 	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
 	if (!site)
@@ -1042,6 +1131,16 @@ static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f
 	}
 }
 
+/* Whether find_lost_tail_calls has nothing to find for the same arguments, seen at once in
+ * the common case: the direct call before the caller's return address (its record CREC)
+ * entered the callee's function. */
+static inline bool entered_callee(const struct cst_frame *c, const struct cst_func *callee,
+				  const struct cst_ra_record *crec)
+{
+	return crec && callee && !c->signal_frame && crec->target_state == 1 && crec->target_found &&
+	       crec->target_fn.start == callee->start;
+}
+
 /* Whether FN (NULL: none known) is one of NAMES (NULL-terminated, or NULL). */
 static bool func_listed(const struct cst_func *fn, const char *const *names)
 {
@@ -1063,14 +1162,18 @@ static bool cur_func_listed(struct cst_unwind *u, const char *const *names)
 
 /* The function at record R's lookup address, NULL when none is known; looked up once, with
  * its facts. */
-static const struct cst_func *record_func(struct cst_unwind *u, struct cst_ra_record *r)
+static void record_func_find(struct cst_unwind *u, struct cst_ra_record *r)
 {
-	if (r->fn_state == 0) {
-		r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
-		const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
-		r->facts.outermost = func_listed(fn, u->env->arch->outermost);
-		r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
-	}
+	r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
+	const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
+	r->facts.outermost = func_listed(fn, u->env->arch->outermost);
+	r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
+}
+
+static inline const struct cst_func *record_func(struct cst_unwind *u, struct cst_ra_record *r)
+{
+	if (r->fn_state == 0)
+		record_func_find(u, r);
 	return r->fn_state > 0 ? &r->fn : NULL;
 }
 
@@ -1160,6 +1263,19 @@ static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
 	return r;
 }
 
+/* ra_record for return address RA of the current frame's caller, through the link from
+ * the current frame's record when it leads there. */
+static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra)
+{
+	struct cst_ra_record *from = u->cur_rec;
+	if (from && from->caller && from->caller->ra == ra)
+		return from->caller;
+	struct cst_ra_record *r = ra_record(u, ra);
+	if (from)
+		from->caller = r;
+	return r;
+}
+
 int cst_unwind_cfi_row(struct cst_unwind *u, const struct cst_frame *f, const struct cst_row **row,
 		       uint64_t *bias, bool *owned)
 {
@@ -1202,7 +1318,7 @@ static int finish(struct cst_unwind *u)
 }
 
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
-static int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
+static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
 	memcpy(out, f, offsetof(struct cst_frame, note));
 	if (f->note[0])
@@ -1279,7 +1395,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
-	struct cst_ra_record *rec = ra_record(u, c->pc);
+	struct cst_ra_record *rec = caller_record(u, c->pc);
 	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
 	if (!rf.known) {
 		const char *copy = NULL;
@@ -1325,7 +1441,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	if ((callee_fn && callee_fn->uncertain) || (caller_state > 0 && caller.uncertain))
 		snprintf(c->note, sizeof c->note,
 			 "function bounds guessed from the code's layout: lost tail calls not searched");
-	else
+	else if (!entered_callee(c, callee_fn, rec))
 		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, rec,
 				     step.caller_skipped);
 	bool interrupted = f->signal_frame;
