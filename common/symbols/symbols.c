@@ -117,6 +117,7 @@ struct cst_symbols {
 	/* per-address results of cst_symbols_func, and of _locate and _inlines together
 	 * (memo.h) */
 	struct cst_memo *func_memo, *where_memo;
+	size_t nchains;                  /* inline chains where_memo keeps (MEMO_MAX_CHAINS) */
 	struct cst_memo *cfi_memo;       /* struct cfi_memo per address */
 	Dwarf_Frame **cfi_rows;          /* the rows cfi_memo points to, freed at close */
 	size_t ncfi_rows, cfi_rows_cap;
@@ -127,6 +128,9 @@ struct cst_symbols {
 
 #define MEMO_MAX_ENTRIES (256 * 1024)
 #define MEMO_MAX_INLINES 16
+/* Inline chains kept at most, each up to MEMO_MAX_INLINES entries: an address inside
+ * inlined code costs up to half a KiB more than one outside, so these are bounded apart */
+#define MEMO_MAX_CHAINS (64 * 1024)
 
 struct func_memo { int rc; struct cst_func fn; };
 /* A lookup address's location (its offset is pc - BASE) and inline chain (NINL entries at
@@ -1558,10 +1562,13 @@ static __attribute__((noinline)) int frame_uncached(struct cst_symbols *s, uint6
 	v.ninl = inlines_uncached(s, addr, chain, MEMO_MAX_INLINES);
 	/* the memo holds a copy of the chain's own length: most addresses have none */
 	v.chain = NULL;
-	if (v.ninl > 0 && (v.chain = malloc((size_t)v.ninl * sizeof *chain)))
+	if (v.ninl > 0 && s->nchains < MEMO_MAX_CHAINS &&
+	    (v.chain = malloc((size_t)v.ninl * sizeof *chain)))
 		memcpy(v.chain, chain, (size_t)v.ninl * sizeof *chain);
 	if ((v.ninl > 0 && !v.chain) || !cst_memo_put(s->where_memo, addr, &v))
 		free(v.chain);
+	else if (v.chain)
+		s->nchains++;
 	v.chain = chain;
 	return where_frame(&v, pc, loc, out, max);
 }
