@@ -22,6 +22,8 @@ void bt_json_print(FILE *out, struct json_object *doc);
  * stays empty), then bt_json_stream_end writes the members after "threads" (modules,
  * signature, groups) and frees DOC.
  * Everything is written by the streaming writer (jsonw.h). */
+struct bt_json_frames;
+
 struct bt_json_stream {
 	FILE *out;
 	bool compact;            /* the whole document on one line (--json-lines), else indented */
@@ -31,6 +33,8 @@ struct bt_json_stream {
 	size_t nthreads;
 	size_t head_members;     /* members of DOC before "threads", written at the start */
 	struct jw jw;            /* the document's writer, between the first thread and the end */
+	struct bt_json_frames *frames;  /* locations rendered for this document's threads
+					 * (json_thread.h), freed at its end */
 };
 /* Adds thread T to the document; its text waits in the writer's buffer until
  * bt_json_stream_flush, the buffer filling, or the end. */

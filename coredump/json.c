@@ -99,7 +99,7 @@ void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, co
 	if (!s->compact)
 		RAW(&s->jw, "\n");
 	s->jw.had[s->jw.depth - 1] = false;  /* the comma and newline are written above */
-	bt_json_thread_write(&s->jw, t);
+	bt_json_thread_write(&s->jw, t, &s->frames);
 	if (s->jw.nomem)
 		nomem();
 }
@@ -140,6 +140,8 @@ void bt_json_stream_end(struct bt_json_stream *s, struct json_object *doc)
 	if (!s->in_array)
 		RAW(w, "\n");
 	json_object_put(doc);
+	bt_json_frames_free(s->frames);
+	s->frames = NULL;
 	if (jw_finish(w) < 0)
 		nomem();
 }

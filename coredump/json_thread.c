@@ -1,6 +1,7 @@
 /* One thread's JSON object, written by the streaming writer; see json_thread.h. */
 #include "json_thread.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A frame is written in one piece into the writer's buffer: writing its twenty members one
@@ -59,18 +60,12 @@ static size_t len_of(const char *s)
  * build-id (40 hex digits and quotes), the tokens (under 40 bytes each) and nulls. */
 #define FRAME_FIXED 640
 
-static void frame(struct jw *w, const struct bt_frame *b)
+/* The members of frame B from "pc" to "inlined" (its pc and location), written at O;
+ * returns the end.  O has room for FRAME_FIXED bytes and six times the strings' lengths. */
+static char *location(char *o, const struct bt_frame *b, size_t lfn, size_t lsym, size_t lmod,
+		      size_t lfile)
 {
 	const struct cst_location *l = &b->loc;
-	const char *note = b->f.note[0] ? b->f.note : NULL;
-	size_t lfn = len_of(l->function), lsym = len_of(l->symbol), lmod = len_of(l->module),
-	       lfile = len_of(l->file), lnote = len_of(note), ljit = len_of(b->jit_map);
-	jw_member(w);
-	char *o = jw_room(w, FRAME_FIXED + 6 * (lfn + lsym + lmod + lfile + lnote + ljit));
-	if (!o)
-		return;
-	o = LIT(o, "{\"index\":");
-	o = jw_put_int(o, b->number);
 	o = LIT(o, ",\"pc\":");
 	o = hex(o, true, b->f.pc);
 	o = LIT(o, ",\"function\":");
@@ -92,7 +87,85 @@ static void frame(struct jw *w, const struct bt_frame *b)
 	o = LIT(o, ",\"line\":");
 	o = int_or_null(o, l->line != 0, l->line);
 	o = LIT(o, ",\"inlined\":");
-	o = boolean(o, b->inlined);
+	return boolean(o, b->inlined);
+}
+
+/* Pcs and locations rendered before, by pc: the frames of a process's threads share most of their
+ * pcs.  A slot is reused when the pc, the inlined flag and the whole struct cst_location are
+ * those it was rendered from (the location's strings compared by address: they stay
+ * unchanged while the process is open, and the cache is dropped with its document).
+ * Fixed size: NSLOTS slots of at most FRAGMENT_MAX bytes; longer locations are rendered
+ * every time. */
+#define NSLOTS 1024
+#define FRAGMENT_MAX 400
+
+struct fragment {
+	bool used, inlined;
+	uint16_t len;
+	uint64_t pc;
+	struct cst_location loc;
+	char bytes[FRAGMENT_MAX];
+};
+
+struct bt_json_frames {
+	struct fragment slot[NSLOTS];
+};
+
+void bt_json_frames_free(struct bt_json_frames *c)
+{
+	free(c);
+}
+
+static struct fragment *fragment_of(struct bt_json_frames *c, const struct bt_frame *b)
+{
+	/* Fibonacci hashing of the pc (Knuth, TAOCP vol. 3, 6.4), the inlined flag in bit 0 */
+	uint64_t k = (b->f.pc << 1 | b->inlined) * 0x9e3779b97f4a7c15ull;
+	return &c->slot[k >> (64 - 10)];
+}
+
+static bool fragment_is(const struct fragment *x, const struct bt_frame *b)
+{
+	return x->used && x->pc == b->f.pc && x->inlined == b->inlined &&
+	       memcmp(&x->loc, &b->loc, sizeof x->loc) == 0;
+}
+
+static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames *cache)
+{
+	const struct cst_location *l = &b->loc;
+	const char *note = b->f.note[0] ? b->f.note : NULL;
+	size_t lnote = len_of(note), ljit = len_of(b->jit_map);
+	struct fragment *x = cache ? fragment_of(cache, b) : NULL;
+	bool hit = x && fragment_is(x, b);
+	size_t lfn = 0, lsym = 0, lmod = 0, lfile = 0;
+	if (!hit) {
+		lfn = len_of(l->function);
+		lsym = len_of(l->symbol);
+		lmod = len_of(l->module);
+		lfile = len_of(l->file);
+	}
+	jw_member(w);
+	char *o = jw_room(w, FRAME_FIXED + (hit ? x->len : 6 * (lfn + lsym + lmod + lfile)) +
+			     6 * (lnote + ljit));
+	if (!o)
+		return;
+	o = LIT(o, "{\"index\":");
+	o = jw_put_int(o, b->number);
+	if (hit) {
+		memcpy(o, x->bytes, x->len);
+		o += x->len;
+	} else {
+		char *start = o;
+		o = location(o, b, lfn, lsym, lmod, lfile);
+		size_t n = (size_t)(o - start);
+		if (x && n <= FRAGMENT_MAX) {
+			x->used = true;
+			x->inlined = b->inlined;
+			x->pc = b->f.pc;
+			x->loc = *l;
+			x->len = (uint16_t)n;
+			memcpy(x->bytes, start, n);
+		}
+	}
 	o = LIT(o, ",\"found_by\":");
 	o = token(o, cst_found_by_token(b->f.found_by));
 	o = LIT(o, ",\"marker\":");
@@ -107,8 +180,11 @@ static void frame(struct jw *w, const struct bt_frame *b)
 	w->len = (size_t)(o - w->buf);
 }
 
-void bt_json_thread_write(struct jw *w, const struct bt_thread *t)
+void bt_json_thread_write(struct jw *w, const struct bt_thread *t, struct bt_json_frames **cache)
 {
+	if (cache && !*cache)
+		*cache = calloc(1, sizeof **cache);   /* without it, every location is rendered */
+	struct bt_json_frames *c = cache ? *cache : NULL;
 	jw_begin_object(w);
 	JW_KEY(w, "tid");
 	jw_int(w, t->tid);
@@ -121,7 +197,7 @@ void bt_json_thread_write(struct jw *w, const struct bt_thread *t)
 	JW_KEY(w, "frames");
 	jw_begin_array(w);
 	for (size_t i = 0; i < t->n; i++)
-		frame(w, &t->frames[i]);
+		frame(w, &t->frames[i], c);
 	jw_end_array(w);
 	jw_end_object(w);
 }

@@ -8,6 +8,7 @@
  * count, printed in turns.  And a line is indeed served from the cache: a frame whose string
  * changed in place (which the cache's contract rules out) still prints its first text. */
 #include "backtrace.h"
+#include "frames.h"
 #include "unit.h"
 
 #include <stdint.h>
@@ -26,20 +27,6 @@ static char *print(const struct bt_thread *t, const struct bt_options *o)
 	bt_print_thread_text(m, t, o);
 	fclose(m);
 	return buf;
-}
-
-static struct bt_frame *add(struct bt_thread *t)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->frames = realloc(t->frames, t->cap * sizeof *t->frames);
-		if (!t->frames)
-			abort();
-	}
-	struct bt_frame *b = &t->frames[t->n];
-	memset(b, 0, sizeof *b);
-	b->number = (unsigned)t->n++;
-	return b;
 }
 
 /* Prints T with and without a cache, with every colour and -v setting, twice each; true when
@@ -69,11 +56,7 @@ int main(void)
 	static const char *const files[] = { "a.c", "b.c" };
 	static const char *const modules[] = { "/lib/libx.so.1", "/usr/bin/prog" };
 	static char changing[] = "before";
-	char *long_name = malloc(1000);
-	if (!long_name)
-		return 1;
-	memset(long_name, 'L', 999);
-	long_name[999] = 0;
+	char *long_name = long_name_new();
 
 	unit_begin("lines_same_bytes");
 	struct bt_lines *c = bt_lines_new();

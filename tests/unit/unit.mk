@@ -35,3 +35,10 @@ check-run: unit-tests
 
 # The objects stay (make would delete them as intermediates and rebuild them on every run).
 .SECONDARY: $(UNIT_BINS:%=%.o) $(UNIT_HELPERS)
+
+# test_json_frames: the CLI's JSON thread writer (coredump/json_thread.c, jsonw.c)
+$(BUILD)/tests/unit/test_json_frames.o: ALL_CFLAGS += -Icoredump
+$(BUILD)/tests/unit/test_json_frames: $(BUILD)/tests/unit/test_json_frames.o $(BUILD)/coredump/json_thread.o \
+		$(BUILD)/coredump/jsonw.o $(UNIT_HELPERS) $(BUILD)/libcorestack.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/coredump/json_thread.o $(BUILD)/coredump/jsonw.o \
+		$(UNIT_HELPERS) $(BUILD)/libcorestack.a $(ALL_LDLIBS)

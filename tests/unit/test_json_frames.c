@@ -1,0 +1,147 @@
+/* The cache of rendered frame locations of the JSON writer (coredump/json_thread.c): threads
+ * written through a cache give the same bytes as without one, twice over (the second time
+ * from the cache), for frames that share a pc and differ in one thing of their location
+ * (inlined or not, function, symbol, offset, module, load address, build-id, mismatch, file,
+ * line) or in what follows it (found_by, marker, CFA, note, JIT map); with names that need
+ * escapes or do not fit a slot, and more distinct pcs than the cache holds.  And a location
+ * is indeed served from the cache: a frame whose string changed in place (which the cache's
+ * contract rules out) still gives its first text. */
+#include "backtrace.h"
+#include "json_thread.h"
+#include "frames.h"
+#include "unit.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* T written with CACHE (NULL: none) into a new string */
+static char *write_thread(const struct bt_thread *t, struct bt_json_frames **cache)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	struct jw w;
+	jw_init(&w, m, false, 0);
+	jw_begin_array(&w);
+	bt_json_thread_write(&w, t, cache);
+	jw_end_array(&w);
+	int rc = jw_finish(&w);
+	fclose(m);
+	if (rc < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Writes T with and without cache C, twice; true when all came out the same. */
+static bool same_with_cache(const struct bt_thread *t, struct bt_json_frames **c, const char *what)
+{
+	bool ok = true;
+	for (int round = 0; round < 2; round++) {
+		char *want = write_thread(t, NULL), *got = write_thread(t, c);
+		ok &= unit_expect(want && got && strcmp(want, got) == 0, "%s, round %d: got\n%s\nwant\n%s",
+				  what, round, got ? got : "(null)", want ? want : "(null)");
+		free(want);
+		free(got);
+	}
+	return ok;
+}
+
+int main(void)
+{
+	static const char *const names[] = { "alpha", "beta", "gamma\n\"quoted\"", "\x1b[31mred" };
+	static const char *const files[] = { "a.c", "b.c" };
+	static const char *const modules[] = { "/lib/libx.so.1", "/usr/bin/prog" };
+	static char changing[] = "before";
+	char *long_name = long_name_new();
+
+	unit_begin("json_frames_same_bytes");
+	struct bt_json_frames *c = NULL;
+	struct bt_thread t = { .tid = 42 };
+	const uint64_t pc = 0x401234;
+	/* one pc, one thing of the location different each time */
+	for (int inl = 0; inl < 2; inl++)
+		for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+			struct bt_frame *b = add(&t);
+			b->f.pc = pc;
+			b->inlined = inl;
+			b->loc.function = names[f];
+			b->loc.symbol = f == 1 ? names[0] : NULL;
+			b->loc.offset = 4 * f;
+			b->loc.file = files[f % 2];
+			b->loc.line = 10;
+			b->loc.module = modules[0];
+			b->loc.module_base = 0x400000;
+		}
+	for (int k = 0; k < 8; k++) {
+		struct bt_frame *b = add(&t);
+		b->f.pc = pc;
+		b->loc.function = names[0];
+		b->loc.module = modules[k % 2];
+		b->loc.module_base = 0x400000 + 0x1000 * (uint64_t)(k / 4);
+		b->loc.mismatch = k == 2;
+		if (k >= 5)
+			snprintf(b->loc.build_id, sizeof b->loc.build_id, "%040x", k);
+		b->loc.line = k == 7 ? 11 : 10;
+		b->loc.file = k == 6 ? files[1] : files[0];
+	}
+	for (int k = 0; k < 6; k++) {   /* the same location, what follows it different */
+		struct bt_frame *b = add(&t);
+		b->f.pc = pc;
+		b->loc.function = names[0];
+		b->loc.module = modules[0];
+		b->f.found_by = (enum cst_found_by)(k % 3);
+		b->f.marker = (enum cst_marker)(k % 3);
+		b->f.cfa = k & 1 ? 0x7ffd0000 + 16 * (uint64_t)k : 0;
+		if (k & 2)
+			snprintf(b->f.note, sizeof b->f.note, "note %d\t", k);
+		b->jit_map = k == 5 ? "/tmp/perf-1.map" : NULL;
+	}
+	struct bt_frame *b = add(&t);
+	b->f.pc = pc;                /* nothing known */
+	b = add(&t);
+	b->f.pc = pc;
+	b->loc.function = long_name;   /* longer than a slot */
+	b->loc.file = files[0];
+	same_with_cache(&t, &c, "one pc");
+	unit_expect(c != NULL, "no cache allocated");
+	unit_end();
+
+	unit_begin("json_frames_more_than_held");
+	t.n = 0;
+	for (int k = 0; k < 5000; k++) {
+		b = add(&t);
+		b->f.pc = 0x500000 + 5 * (uint64_t)k;
+		b->loc.function = names[k % 2];
+		b->loc.module = modules[0];
+		b->loc.module_base = 0x500000;
+	}
+	same_with_cache(&t, &c, "5000 pcs");
+	unit_end();
+
+	unit_begin("json_frames_from_cache");
+	t.n = 0;
+	b = add(&t);
+	b->f.pc = 0x600000;
+	b->loc.function = changing;
+	char *first = write_thread(&t, &c);
+	memcpy(changing, "after!", sizeof changing);
+	char *second = write_thread(&t, &c), *fresh = write_thread(&t, NULL);
+	unit_expect(first && second && strcmp(first, second) == 0 && strstr(second, "before"),
+		    "the second thread was not written from the cache: %s", second ? second : "(null)");
+	unit_expect(fresh && strstr(fresh, "after!"), "without a cache: %s", fresh ? fresh : "(null)");
+	free(first);
+	free(second);
+	free(fresh);
+	unit_end();
+
+	bt_json_frames_free(c);
+	bt_thread_free(&t);
+	free(long_name);
+	return unit_exit();
+}
