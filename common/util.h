@@ -1,5 +1,5 @@
-/* Small helpers shared by common/: a search of sorted address tables, readers of
- * fields in raw bytes and a hex writer. */
+/* Small helpers shared by common/: a search of sorted address tables, a hash of a word,
+ * readers of fields in raw bytes and a hex writer. */
 #ifndef CST_UTIL_H
 #define CST_UTIL_H
 
@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* KEY times 2^64/phi (Fibonacci hashing, Knuth, TAOCP vol. 3, 6.4): its high bits depend on
+ * every bit of KEY, so a hash table takes its index from them. */
+static inline uint64_t cst_fib_hash(uint64_t key)
+{
+	return key * 0x9e3779b97f4a7c15ull;
+}
 
 /* Number of elements of V (N sorted addresses) that are <= X: the element before that
  * index is the last one at or below X. */

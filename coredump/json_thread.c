@@ -1,5 +1,6 @@
 /* One thread's JSON object, written by the streaming writer; see json_thread.h. */
 #include "json_thread.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,8 @@ static char *location(char *o, const struct bt_frame *b, size_t lfn, size_t lsym
  * unchanged while the process is open, and the cache is dropped with its document).
  * Fixed size: NSLOTS slots of at most FRAGMENT_MAX bytes; longer locations are rendered
  * every time. */
-#define NSLOTS 1024
+#define NSLOTS_BITS 10
+#define NSLOTS (1 << NSLOTS_BITS)
 #define FRAGMENT_MAX 400
 
 struct fragment {
@@ -118,9 +120,8 @@ void bt_json_frames_free(struct bt_json_frames *c)
 
 static struct fragment *fragment_of(struct bt_json_frames *c, const struct bt_frame *b)
 {
-	/* Fibonacci hashing of the pc (Knuth, TAOCP vol. 3, 6.4), the inlined flag in bit 0 */
-	uint64_t k = (b->f.pc << 1 | b->inlined) * 0x9e3779b97f4a7c15ull;
-	return &c->slot[k >> (64 - 10)];
+	/* the pc, with the inlined flag in bit 0 */
+	return &c->slot[cst_fib_hash(b->f.pc << 1 | b->inlined) >> (64 - NSLOTS_BITS)];
 }
 
 static bool fragment_is(const struct fragment *x, const struct bt_frame *b)

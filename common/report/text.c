@@ -2,6 +2,7 @@
 #include "backtrace.h"
 #include "escape.h"
 #include "process.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -261,8 +262,7 @@ void bt_lines_free(struct bt_lines *c)
  * share it and differ in their marker. */
 static unsigned line_set(const struct line_key *k)
 {
-	uint64_t h = (k->pc ^ (uint64_t)(uintptr_t)k->function ^ (uint64_t)k->flags << 48) *
-		     0x9e3779b97f4a7c15ull;
+	uint64_t h = cst_fib_hash(k->pc ^ (uint64_t)(uintptr_t)k->function ^ (uint64_t)k->flags << 48);
 	return (unsigned)(h >> 56) % LINES_SETS;
 }
 
@@ -404,7 +404,7 @@ static void thread_lines(struct line *l, const struct bt_thread *t, const struct
 		struct line_key *k = &c->keys[i];
 		line_key_of(k, &t->frames[i], o->color);
 		numbered &= t->frames[i].number == i;
-		h = (h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags) * 0x9e3779b97f4a7c15ull;
+		h = cst_fib_hash(h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags);
 	}
 	unsigned si = (unsigned)(h >> 60) % THREAD_SETS;
 	struct thread_slot *set = c->threads[si];

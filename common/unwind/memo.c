@@ -1,6 +1,7 @@
 /* Open addressing with linear probing; each slot is a key, a used flag and the value.  See
  * memo.h. */
 #include "memo.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,7 @@ struct slot_head {
 
 static size_t hash(uint64_t key, size_t cap)
 {
-	/* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): the high bits of key * 2^64/phi */
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)(cst_fib_hash(key) >> 32) & (cap - 1);
 }
 
 static struct slot_head *slot(const struct cst_memo *m, size_t i)
