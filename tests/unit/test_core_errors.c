@@ -71,6 +71,14 @@ static void note(struct img *m, int type, const void *desc, size_t len)
 #define RIP_AT 0x401234ull
 #define LOAD_VADDR 0x10000ull
 
+/* Reads the 8-byte word at ADDR of TG and expects it to be WANT (WHAT names it). */
+static bool expect_word(struct cst_target *tg, uint64_t addr, uint64_t want, const char *what)
+{
+	uint64_t w = 0;
+	return unit_expect(cst_target_read_word(tg, addr, 8, &w) == 0 && w == want, "%s: 0x%llx", what,
+			   (unsigned long long)w);
+}
+
 /* struct elf_prstatus of x86-64 (336 bytes): pr_cursig at 12, pr_pid at 32, pr_reg at 112
  * (user_regs_struct: rip is word 16, rsp word 19). */
 static void prstatus(uint8_t d[336], int sig)
@@ -250,9 +258,7 @@ static void usable(void)
 		unit_expect(cst_reg_get(&t->regs, 16, &rip) && rip == RIP_AT, "rip 0x%llx",
 			    (unsigned long long)rip);
 		struct cst_target *tg = cst_core_target(c);
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x1000 + 8, 8, &w) == 0 &&
-			    w == 0x0f0e0d0c0b0a0908ull, "word in the second PT_LOAD: 0x%llx",
-			    (unsigned long long)w);
+		expect_word(tg, LOAD_VADDR + 0x1000 + 8, 0x0f0e0d0c0b0a0908ull, "word in the second PT_LOAD");
 		int rc = cst_target_read_word(tg, LOAD_VADDR + 0xfc, 8, &w);
 		EXPECT_EQ(rc, -CST_E_MEMORY, "read across a segment's end");
 		rc = cst_target_read_word(tg, 0x500000, 8, &w);
@@ -276,9 +282,7 @@ static void usable(void)
 		EXPECT_EQ(rc, -CST_E_MEMORY, "read in the impossible segment");
 		rc = cst_target_read_word(tg, LOAD_VADDR + 0x1f8, 8, &w);
 		EXPECT_EQ(rc, -CST_E_MEMORY, "read in the impossible segment's claimed tail");
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x1000 + 8, 8, &w) == 0 &&
-			    w == 0x0f0e0d0c0b0a0908ull, "word in the second PT_LOAD: 0x%llx",
-			    (unsigned long long)w);
+		expect_word(tg, LOAD_VADDR + 0x1000 + 8, 0x0f0e0d0c0b0a0908ull, "word in the second PT_LOAD");
 		cst_core_close(c);
 	}
 	unit_end();
@@ -388,14 +392,9 @@ static void overlapping(void)
 	struct cst_core *c = expect_open("overlapping", &m);
 	if (c) {
 		struct cst_target *tg = cst_core_target(c);
-		uint64_t w = 0;
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x880, 8, &w) == 0 &&
-			    w == 0x2222222222222222ull, "in both, first read: 0x%llx", (unsigned long long)w);
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0xa00, 8, &w) == 0 &&
-			    w == 0x1111111111111111ull, "in the first only: 0x%llx", (unsigned long long)w);
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x880, 8, &w) == 0 &&
-			    w == 0x2222222222222222ull, "in both, after a read in the first only: 0x%llx",
-			    (unsigned long long)w);
+		expect_word(tg, LOAD_VADDR + 0x880, 0x2222222222222222ull, "in both, first read");
+		expect_word(tg, LOAD_VADDR + 0xa00, 0x1111111111111111ull, "in the first only");
+		expect_word(tg, LOAD_VADDR + 0x880, 0x2222222222222222ull, "in both, after a read in the first only");
 		cst_core_close(c);
 	}
 	unit_end();
@@ -456,11 +455,8 @@ static void order(void)
 			}
 		}
 		struct cst_target *tg = cst_core_target(c);
-		uint64_t w = 0;
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 8, 8, &w) == 0 &&
-			    w == 0x2222222222222222ull, "the lower segment: 0x%llx", (unsigned long long)w);
-		unit_expect(cst_target_read_word(tg, LOAD_VADDR + 0x1008, 8, &w) == 0 &&
-			    w == 0x1111111111111111ull, "the higher segment: 0x%llx", (unsigned long long)w);
+		expect_word(tg, LOAD_VADDR + 8, 0x2222222222222222ull, "the lower segment");
+		expect_word(tg, LOAD_VADDR + 0x1008, 0x1111111111111111ull, "the higher segment");
 		cst_core_close(c);
 	}
 	unit_end();
