@@ -12,6 +12,8 @@ the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
      -ex 'thread apply all bt', and eu-stack (dropped from the rounds once a run takes longer
      than the bound).  Output goes to /dev/null; wall time is measured around each run, peak
      RSS is the child's ru_maxrss.
+Then the cases of other kinds (the gdb plugin, many modules, a deep stack) and the cold ones:
+cat and corestack on the 10,001-thread cores dropped from the page cache before each run.
 The table gives medians; the targets are checked from them at the end.  Exit status 0 when
 every core's frames matched, 1 otherwise.
 """
@@ -275,6 +277,61 @@ def deep_case(a, only, rows):
     return [("deep: %d frames at least 20x faster than gdb" % counts[0], r >= 20, "%.0fx" % r)]
 
 
+def evict(path):
+    """Drops PATH's pages from the page cache (POSIX_FADV_DONTNEED drops clean pages, and a
+    core written long before is clean).  Returns the bytes of it still cached (fincore), or
+    None when fincore cannot tell."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    try:
+        out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", path],
+                             capture_output=True, text=True).stdout
+        return int(out.split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def cold_case(a, only, rows):
+    """`cat CORE` and `corestack CORE` (text) on the 10,001-thread cores with the core
+    dropped from the page cache before each run: the stack reads wait for the disk.  The
+    cold run must print what a warm one prints.  No target: the row is for reading."""
+    for build in ("fp", "cfi"):
+        name = "cold-t10001-%s" % build
+        if only and name not in only:
+            continue
+        _, core = make_core(a.progs, "10001", build)
+        warm = subprocess.run([a.corestack, core], capture_output=True, stdin=subprocess.DEVNULL).stdout
+        evict(core)
+        cold = subprocess.run([a.corestack, core], capture_output=True, stdin=subprocess.DEVNULL).stdout
+        if cold != warm:
+            print("%s: corestack prints other frames when the core is not in the page cache" % name)
+            rows.append(None)
+            continue
+        tools = {"cs": [a.corestack, core], "cat": ["cat", core]}
+        times = {k: [] for k in tools}
+        cpus = {k: [] for k in tools}
+        kept = 0
+        for _ in range(a.runs):
+            for k, argv in tools.items():
+                left = evict(core)
+                kept = max(kept, left or 0)
+                wall, _, cpu = run(argv)
+                times[k].append(wall)
+                cpus[k].append(cpu)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        cpu = {k: statistics.median(v) for k, v in cpus.items()}
+        rows.append("| %s | corestack / cat, the core evicted before each run | %s / %s | %s / %s | %.2f |" % (
+            name, fmt_t(med["cs"]), fmt_t(med["cat"]), fmt_t(cpu["cs"]), fmt_t(cpu["cat"]),
+            med["cs"] / med["cat"]))
+        print("%s: same text cold and warm; evicted before each run: corestack %s, cat %s%s"
+              % (name, fmt_t(med["cs"]), fmt_t(med["cat"]),
+                 "; at most %.1f MiB of the core stayed cached" % (kept / 2**20) if kept else ""), flush=True)
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corestack", required=True)
@@ -406,6 +463,7 @@ def main():
                             "%.2fx" % (m["csjson"] / m["cat"])))
     rows2 = []
     targets += gdb_case(a, only, rows2) + plugin_bt_case(a, only, rows2) + modules_case(a, only, rows2) + deep_case(a, only, rows2)
+    targets += cold_case(a, only, rows2)
     if rows2:
         print()
         print("| case | compared | wall seconds | CPU seconds | ratio |")

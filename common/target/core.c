@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* Bounds on what a hostile core can make us allocate. */
@@ -113,11 +114,29 @@ struct block_cache {
 	uint8_t data[NBLOCKS][BLOCK_SIZE];
 };
 
+/* Whether the reads of a file find its bytes in the page cache (see read_block). */
+struct residency {
+	bool plain;              /* RWF_NOWAIT is refused here (an older kernel, a file system
+				  * without it): plain preads */
+	bool cold;               /* a read had to wait for the disk */
+	bool probe;              /* the next read asks (while neither of the above) */
+};
+
+/* The first read of the core and the first after every this many threads handed out ask
+ * whether their bytes are in the page cache, not every read: the question costs more time
+ * in the kernel than a pread (preadv2's vector), and a cold core is found out at its first
+ * read as well. */
+#define PROBE_EVERY 16
+
 struct cst_core {
 	int fd;
 	Elf *elf;
 	struct block_cache *blocks;  /* NULL until the first read; NULL again if malloc failed */
 	struct block_cache *file_blocks; /* the mapped files' blocks, as BLOCKS */
+	struct residency residency;  /* of the reads into BLOCKS */
+	size_t advised;          /* threads below this index had their stacks advised (or were
+				  * passed by) while the core was cold: see prefetch_stacks */
+	size_t prefetched;       /* threads whose stacks were advised */
 	uint64_t size;           /* bytes of the file when it was opened */
 	const struct cst_arch *arch;
 	/* TARGET's span: the bytes of one cached block of the core as target memory, in a slot
@@ -292,26 +311,45 @@ static struct mapped_file *map_file(struct cst_core *c, struct cst_core_mapping 
 }
 
 /* Reads the bytes of block B of FD (SIZE bytes long when opened) from offset AT of the block
- * up to offset END (its start: the bytes it holds from END on stay) into slot K of BC.
+ * up to offset END (its start: the bytes it holds from END on stay) into slot K of BC.  With
+ * R->probe set (and R neither plain nor cold), first the bytes the page cache holds are read,
+ * without waiting (preadv2 RWF_NOWAIT, Linux 4.14): when some are missing R is marked cold
+ * and the rest read with a pread that waits.  A read costs one system call either way, but
+ * for the rest of a cold block.
  * Returns 0, or -CST_E_MEMORY when the file ends before them or cannot be read. */
 static int read_block(struct block_cache *bc, unsigned k, int fd, uint64_t size, uint64_t b,
-		      unsigned at, unsigned end)
+		      unsigned at, unsigned end, struct residency *r)
 {
 	uint64_t start = (b << BLOCK_SHIFT) + at;
-	ssize_t got = pread(fd, bc->data[k] + at, end - at, (off_t)start);
+	uint8_t *dst = bc->data[k] + at;
 	uint64_t want = size > start ? size - start : 0;
 	if (want > end - at)
 		want = end - at;
-	return got < 0 || (uint64_t)got < want ? -CST_E_MEMORY : 0;
+	ssize_t got = 0;
+	if (r && r->probe && !r->plain && !r->cold) {
+		r->probe = false;
+		struct iovec iov = { .iov_base = dst, .iov_len = end - at };
+		got = preadv2(fd, &iov, 1, (off_t)start, RWF_NOWAIT);
+		if (got >= 0 && (uint64_t)got >= want)
+			return 0;
+		if (got < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS))
+			r->plain = true;
+		else
+			r->cold = true;
+		if (got < 0)
+			got = 0;
+	}
+	ssize_t more = pread(fd, dst + got, end - at - (size_t)got, (off_t)(start + (uint64_t)got));
+	return more < 0 || (uint64_t)got + (uint64_t)more < want ? -CST_E_MEMORY : 0;
 }
 
 /* Copies N bytes at offset OFF of FD (SRC in the cache's tags, SIZE bytes long when opened;
  * OFF + N <= SIZE) to OUT through the block cache *CACHE, allocated on first use; a block
  * missing from it is read whole, or with PIECES from the piece of OFF on.  Returns 0, or
  * -CST_E_MEMORY when the file could not be read there (it shrank since it was opened, or a
- * read error). */
+ * read error).  R is read_block's (NULL: plain preads). */
 static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_t size, uint64_t off,
-		       uint8_t *out, size_t n, bool pieces)
+		       uint8_t *out, size_t n, bool pieces, struct residency *r)
 {
 	if (!*cache && fd >= 0)
 		*cache = calloc(1, sizeof **cache);
@@ -339,13 +377,13 @@ static int read_cached(struct block_cache **cache, uint32_t src, int fd, uint64_
 		unsigned from = pieces ? (unsigned)(at >> PIECE_SHIFT << PIECE_SHIFT) : 0;
 		if (bc->block[k] != b + 1 || bc->src[k] != src) {
 			bc->block[k] = 0;
-			if (read_block(bc, k, fd, size, b, from, BLOCK_SIZE) < 0)
+			if (read_block(bc, k, fd, size, b, from, BLOCK_SIZE, r) < 0)
 				return -CST_E_MEMORY;
 			bc->block[k] = b + 1;
 			bc->src[k] = src;
 			bc->lo[k] = (uint16_t)from;
 		} else if (at < bc->lo[k]) {     /* bytes below those read: the pieces up to them */
-			if (read_block(bc, k, fd, size, b, from, bc->lo[k]) < 0) {
+			if (read_block(bc, k, fd, size, b, from, bc->lo[k], r) < 0) {
 				bc->block[k] = 0;
 				return -CST_E_MEMORY;
 			}
@@ -385,7 +423,7 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
 		n = f->size - off;
 	/* Read, not copied from f->map: a file that shrinks while it is open gives a short
 	 * read here, where a load from the mapping would raise SIGBUS. */
-	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n, false) == 0 ?
+	return read_cached(&c->file_blocks, (uint32_t)(f - c->files) + 1, f->fd, f->size, off, buf, n, false, NULL) == 0 ?
 	       (size_t)n : 0;
 }
 
@@ -394,7 +432,8 @@ static size_t file_span(struct cst_core *c, uint64_t addr, void *buf, size_t len
  * return address too. */
 static int read_file_bytes(struct cst_core *c, uint64_t off, uint8_t *out, size_t n)
 {
-	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n, !c->loads[c->last_load].exec);
+	return read_cached(&c->blocks, 0, c->fd, c->size, off, out, n, !c->loads[c->last_load].exec,
+			   &c->residency);
 }
 
 /* Sets C's span to the block of C->blocks that the last read of N bytes at core file offset
@@ -1012,6 +1051,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 		return cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 	c->fd = -1;
 	c->sysroot_fd = -1;
+	c->residency.probe = true;
 	*out = NULL;
 	int rc = open_elf(c, path, opt ? opt->fd : 0, err, errlen);
 	if (rc < 0)
@@ -1159,10 +1199,74 @@ Elf *cst_core_elf(struct cst_core *c) { return c->elf; }
 const struct cst_arch *cst_core_arch(const struct cst_core *c) { return c->arch; }
 struct cst_target *cst_core_target(struct cst_core *c) { return &c->target; }
 size_t cst_core_nthreads(const struct cst_core *c) { return c->nthreads; }
+
+/* Thread I's registers into *REGS: the kept ones, or those of its NT_PRSTATUS read again
+ * (none valid when the file shrank since it was opened). */
+static void thread_regs(struct cst_core *c, size_t i, struct cst_regs *regs)
+{
+	const struct thread_index *x = &c->threads[i];
+	if (x->kept) {
+		const uint64_t *w = c->kept.w + (size_t)(x->kept - 1) * kept_words(c);
+		cst_regs_clear(regs);
+		regs->valid[0] = w[0];
+		memcpy(regs->val, w + 1, (size_t)c->arch->nregs * sizeof *w);
+		return;
+	}
+	uint8_t d[DESC_READ];
+	int tid, cursig;
+	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||
+	    c->arch->prstatus(d, x->len, regs, &tid, &cursig) < 0)
+		cst_regs_clear(regs);
+}
+
+/* Threads after the one handed out whose stacks are advised while the core is cold: enough
+ * reads in flight for the disk to serve many at once, few enough that the pages advised
+ * stay in the page cache until their walks. */
+#define PREFETCH_THREADS 64
+/* Bytes of a stack above its stack pointer whose blocks are advised: a walk reads a stack
+ * upwards from there, most of them within the block that holds the stack pointer, and the
+ * kernel reads ahead of a deeper one.  A block more for every thread costs more than the
+ * few walks that need it lose. */
+#define PREFETCH_BYTES 1024
+
+/* Asks the kernel to read the stacks of threads I .. I + PREFETCH_THREADS - 1 of a cold
+ * core into the page cache (posix_fadvise POSIX_FADV_WILLNEED, which starts the reads and
+ * does not wait for them), each thread at most once, so that the disk serves the stack
+ * reads of the walks to come while the walks before them go on.  A stack is found at its
+ * stack pointer plus the stack bias (SPARC V9: the register window save area is at
+ * %sp + 2047). */
+static void prefetch_stacks(struct cst_core *c, size_t i)
+{
+	size_t to = c->nthreads - i > PREFETCH_THREADS ? i + PREFETCH_THREADS : c->nthreads;
+	size_t last_load = c->last_load;   /* the walk's, kept for its next read */
+	for (size_t j = c->advised > i ? c->advised : i; j < to; j++) {
+		struct cst_regs regs;
+		thread_regs(c, j, &regs);
+		uint64_t sp, off;
+		if (!cst_reg_get(&regs, c->arch->sp_reg, &sp))
+			continue;
+		size_t n = load_span(c, sp + c->arch->stack_bias, &off);
+		if (n == 0)
+			continue;
+		if (n > PREFETCH_BYTES)
+			n = PREFETCH_BYTES;
+		uint64_t from = off >> BLOCK_SHIFT << BLOCK_SHIFT, len = off + n - from;
+		if (posix_fadvise(c->fd, (off_t)from, (off_t)len, POSIX_FADV_WILLNEED) == 0)
+			c->prefetched++;
+	}
+	c->last_load = last_load;
+	if (to > c->advised)
+		c->advised = to;
+}
+
 const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 {
 	if (i >= c->nthreads)
 		return NULL;
+	if (c->residency.cold)
+		prefetch_stacks(c, i);
+	else if (i % PROBE_EVERY == 0)
+		c->residency.probe = true;
 	const struct thread_index *x = &c->threads[i];
 	struct cst_core_thread *t = &c->thread;
 	*t = (struct cst_core_thread){
@@ -1171,20 +1275,12 @@ const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 		 * carries a signal */
 		.crashed = i == 0 && cst_core_is_crash(c),
 	};
-	if (x->kept) {
-		const uint64_t *w = c->kept.w + (size_t)(x->kept - 1) * kept_words(c);
-		cst_regs_clear(&t->regs);
-		t->regs.valid[0] = w[0];
-		memcpy(t->regs.val, w + 1, (size_t)c->arch->nregs * sizeof *w);
-		return t;
-	}
-	uint8_t d[DESC_READ];
-	int tid, cursig;
-	if (pread(c->fd, d, x->len, (off_t)x->desc) != (ssize_t)x->len ||
-	    c->arch->prstatus(d, x->len, &t->regs, &tid, &cursig) < 0)
-		cst_regs_clear(&t->regs);     /* the file shrank since it was opened */
+	thread_regs(c, i, &t->regs);
 	return t;
 }
+
+size_t cst_core_prefetched(const struct cst_core *c) { return c->prefetched; }
+bool cst_core_cold(const struct cst_core *c) { return c->residency.cold; }
 const struct cst_core_signal *cst_core_signal(const struct cst_core *c) { return &c->signal; }
 bool cst_core_is_crash(const struct cst_core *c)
 {

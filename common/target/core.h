@@ -89,6 +89,17 @@ struct cst_target *cst_core_target(struct cst_core *c);
 size_t cst_core_nthreads(const struct cst_core *c);
 const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i);
 
+/* A core the page cache does not hold is read as fast as the disk serves many reads at once:
+ * some reads of its memory ask the page cache first (RWF_NOWAIT: the core's first read, the
+ * first after every 16th thread handed out), and once one had to wait, cst_core_thread asks
+ * the kernel to read ahead (POSIX_FADV_WILLNEED) the stacks of the next 64 threads, from
+ * each one's stack pointer, each thread once.
+ * cst_core_cold: some read of the core's memory had to wait for the disk.
+ * cst_core_prefetched: how many threads' stacks were asked for so far (0 on a core that
+ * was in the page cache, and where RWF_NOWAIT is not supported). */
+bool cst_core_cold(const struct cst_core *c);
+size_t cst_core_prefetched(const struct cst_core *c);
+
 const struct cst_core_signal *cst_core_signal(const struct cst_core *c);
 int cst_core_pid(const struct cst_core *c);                 /* from NT_PRPSINFO, else first tid */
 const char *cst_core_fname(const struct cst_core *c);      /* pr_fname, "" if unknown */
