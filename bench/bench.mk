@@ -1,11 +1,13 @@
 # bench/bench.mk: `make bench` times corestack on cores of 1, 1,001 and 10,001 threads against
-# gdb, eu-stack and `cat core`, the plugin's `thread apply all fpbt` against gdb's own
+# gdb, eu-stack and `cat core` (and, for 10,001 threads, with the core evicted from the page
+# cache before each run of cat and corestack), the plugin's `thread apply all fpbt` against gdb's own
 # `thread apply all bt` (57 and 1,001 threads), a program of 300 shared libraries against
 # eu-stack and a 100,000-frame stack against gdb (bench/bench.py; not part of `make check`).
 #   BENCH_RUNS=N        rounds per core (default 3)
 #   BENCH_EU_BOUND=S    seconds after which an eu-stack run is stopped and eu-stack dropped
 #   BENCH_ONLY=t1001-fp,...  only these cases (t1-fp ... t10001-cfi, fpbt-t57-fp,
-#                       fpbt-t1001-fp, plugin-bt-t57-fp, plugin-bt-t1001-fp, modules, deep)
+#                       cold-t10001-fp, cold-t10001-cfi, fpbt-t57-fp, fpbt-t1001-fp,
+#                       plugin-bt-t57-fp, plugin-bt-t1001-fp, modules, deep)
 # The program is built like the test suite's fp and cfi variants (tests/tests.mk).
 
 BENCH_RUNS     ?= 3
