@@ -12,7 +12,8 @@ int cst_x86_64_call_before(struct cst_unwind *u, const struct cst_func *fn, uint
 		       struct cst_call_site *site)
 {
 	if (fn && fn->start < ra) {
-		struct code *k = cst_x86_64_code(u, fn);
+		/* the instructions up to RA are those of the whole function's decoding */
+		struct code *k = cst_x86_64_code_through(u, fn, ra - 1);
 		ptrdiff_t i = k ? cst_x86_64_find_insn(k, ra - 1) : -1;
 		if (i >= 0 && k->ins[i].addr + k->ins[i].size == ra) {
 			const struct xinsn *x = &k->ins[i];

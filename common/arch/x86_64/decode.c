@@ -13,6 +13,7 @@ static void free_code(struct cst_fncache_entry *e)
 {
 	struct code *k = (struct code *)e;
 	free(k->ins);
+	free(k->rest);
 	cst_dataflow_free(&k->flow);
 	free(k);
 }
@@ -25,6 +26,8 @@ void cst_x86_64_cache_free(void *p)
 	cst_fncache_clear(&c->fns, free_code);
 	cst_entries_free(c->entries);
 	cst_memo_free(c->stubs);
+	if (c->insn)
+		cs_free(c->insn, 1);
 	if (c->cst_ok)
 		cs_close(&c->cs);
 	free(c);
@@ -235,42 +238,61 @@ void cst_x86_64_classify(csh cs, const cs_insn *in, struct xinsn *x)
 		x->kind = K_FP_OTHER;
 }
 
-/* Decodes [start, end) of the target into a new struct code; stops at the first byte that
- * cannot be read or decoded. */
-static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start, uint64_t end)
+/* Reads [start, end) of the target into a new struct code, nothing decoded yet; the bytes
+ * end before the first that cannot be read. */
+static struct code *read_code(struct cst_unwind *u, struct cache *c, uint64_t start, uint64_t end)
 {
 	if (!c->cst_ok)
 		return NULL;
 	if (end <= start || end - start > MAX_FUNC_BYTES)
 		end = start + (end <= start ? UNKNOWN_SIZE_BYTES : MAX_FUNC_BYTES);
 	size_t len = (size_t)(end - start);
-	uint8_t *buf = malloc(len);
-	if (!buf)
-		return NULL;
-	size_t got = cst_read_code(u->env->target, start, buf, len, 1);
 	struct code *k = calloc(1, sizeof *k);
-	size_t cap = got / 3 + 4;
-	if (k)
-		k->ins = malloc(cap * sizeof *k->ins);
-	cs_insn *in = cs_malloc(c->cs);
-	if (!k || !k->ins || !in) {
-		if (k)
-			free(k->ins);
+	uint8_t *buf = malloc(len);
+	if (!k || !buf) {
 		free(k);
 		free(buf);
-		if (in)
-			cs_free(in, 1);
 		return NULL;
 	}
-	const uint8_t *p = buf;
-	size_t left = got;
-	uint64_t addr = start;
-	while (left > 0 && cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
-		if (k->n == cap) {
-			cap *= 2;
-			struct xinsn *nx = realloc(k->ins, cap * sizeof *nx);
-			if (!nx)
+	size_t got = cst_read_code(u->env->target, start, buf, len, 1);
+	k->cap = got / 3 + 4;
+	k->ins = malloc(k->cap * sizeof *k->ins);
+	if (!k->ins) {
+		free(k);
+		free(buf);
+		return NULL;
+	}
+	k->start = k->end = start;
+	k->rest = buf;
+	k->nrest = got;
+	return k;
+}
+
+/* Decodes K's instructions on from K->end until K->end > THROUGH, or to the end of its bytes
+ * or the first byte that does not decode; then K is decoded whole and its bytes freed. */
+static void decode_more(struct cache *c, struct code *k, uint64_t through)
+{
+	if (!k->rest)
+		return;
+	if (!c->insn)
+		c->insn = cs_malloc(c->cs);
+	cs_insn *in = c->insn;
+	const uint8_t *p = k->rest + (k->end - k->start);
+	size_t left = k->nrest - (size_t)(k->end - k->start);
+	uint64_t addr = k->end;
+	bool whole = !in;
+	while (in && k->end <= through) {
+		if (left == 0 || !cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
+			whole = true;
+			break;
+		}
+		if (k->n == k->cap) {
+			struct xinsn *nx = realloc(k->ins, 2 * k->cap * sizeof *nx);
+			if (!nx) {
+				whole = true;
 				break;
+			}
+			k->cap *= 2;
 			k->ins = nx;
 		}
 		struct xinsn *x = &k->ins[k->n++];
@@ -278,24 +300,32 @@ static struct code *decode(struct cst_unwind *u, struct cache *c, uint64_t start
 		x->addr = in->address;
 		x->size = (uint8_t)in->size;
 		cst_x86_64_classify(c->cs, in, x);
+		k->end = x->addr + x->size;
 	}
-	cs_free(in, 1);
-	free(buf);
-	k->start = start;
-	k->end = k->n ? k->ins[k->n - 1].addr + k->ins[k->n - 1].size : start;
-	return k;
+	if (whole) {
+		free(k->rest);
+		k->rest = NULL;
+	}
 }
 
 static struct cst_fncache_entry *make_code(void *u, uint64_t start, uint64_t end)
 {
-	struct code *k = decode(u, cst_x86_64_cache(u), start, end);
+	struct code *k = read_code(u, cst_x86_64_cache(u), start, end);
 	return k ? &k->link : NULL;
+}
+
+struct code *cst_x86_64_code_through(struct cst_unwind *u, const struct cst_func *fn, uint64_t addr)
+{
+	struct cache *c = cst_x86_64_cache(u);
+	struct code *k = c ? (struct code *)cst_fncache_get(&c->fns, fn->start, fn->end, make_code, u) : NULL;
+	if (k)
+		decode_more(c, k, addr);
+	return k;
 }
 
 struct code *cst_x86_64_code(struct cst_unwind *u, const struct cst_func *fn)
 {
-	struct cache *c = cst_x86_64_cache(u);
-	return c ? (struct code *)cst_fncache_get(&c->fns, fn->start, fn->end, make_code, u) : NULL;
+	return cst_x86_64_code_through(u, fn, UINT64_MAX);
 }
 
 /* Index of the instruction that contains ADDR, or -1. */

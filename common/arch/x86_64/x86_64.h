@@ -63,9 +63,14 @@ struct xstate {
 
 struct code {
 	struct cst_fncache_entry link;  /* first: the cache's chain */
-	uint64_t start, end;    /* decoded range */
-	size_t n;
+	uint64_t start, end;    /* decoded range: ins covers [start, end) without a gap */
+	size_t n, cap;
 	struct xinsn *ins;
+	/* The function's bytes from END on, while they are not all decoded (NULL once they
+	 * are): a call site's question needs the instructions up to its return address only,
+	 * and decoding with capstone costs more than the rest of a frame's walk. */
+	uint8_t *rest;
+	size_t nrest;
 	bool analysed;          /* flow holds the analysis (analysis.c) */
 	struct cst_dataflow flow;       /* struct xstate per instruction */
 };
@@ -79,6 +84,7 @@ struct cache {
 	struct cst_fncache fns;
 	struct cst_entries *entries;    /* guessed function entries (entries.c) */
 	struct cst_memo *stubs;  /* resolve_stub's decoding per address: struct stub_memo */
+	cs_insn *insn;           /* decode's instruction buffer; NULL until first needed */
 };
 
 /* What the instruction at a stub address is: an indirect jump through SLOT (its pointer is
@@ -87,9 +93,14 @@ struct stub_memo { uint64_t slot; };
 #define MAX_STUB_MEMO (64 * 1024)
 
 /* decode.c: the environment's cache (created on first use; NULL when out of memory), FN
- * decoded (NULL when it cannot be), and the index of the instruction containing ADDR (-1). */
+ * decoded whole (NULL when it cannot be), and the index of the instruction containing ADDR
+ * (-1).  cst_x86_64_code_through decodes FN only as far as the instruction holding target
+ * address ADDR (to END > ADDR, or as far as the whole decoding goes): linear decoding from
+ * FN's start does not look ahead, so the instructions it holds are the first ones of the
+ * whole decoding; cst_x86_64_code later decodes the rest. */
 struct cache *cst_x86_64_cache(struct cst_unwind *u);
 struct code *cst_x86_64_code(struct cst_unwind *u, const struct cst_func *fn);
+struct code *cst_x86_64_code_through(struct cst_unwind *u, const struct cst_func *fn, uint64_t addr);
 ptrdiff_t cst_x86_64_find_insn(const struct code *k, uint64_t addr);
 void cst_x86_64_cache_free(void *cache);
 /* decode.c: what instruction IN (decoded with detail on) does to rsp, rbp and control flow,
