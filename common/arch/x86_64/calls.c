@@ -155,6 +155,14 @@ static uint64_t stub_slot(struct cst_unwind *u, struct cache *c, uint64_t addr)
 	uint8_t b[16];
 	if (!c || !c->cst_ok || cst_target_read(u->env->target, addr, b, sizeof b) < 0)
 		return 0;
+	/* The two forms most addresses asked about take, told from their bytes as capstone
+	 * decodes them (Intel SDM vol. 2): after an optional endbr64 (f3 0f 1e fa), a linkage
+	 * stub's jmp *disp32(%rip) (ff 25 disp32) or a function's push %rbp (55). */
+	size_t at = memcmp(b, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0;
+	if (b[at] == 0xff && b[at + 1] == 0x25)
+		return addr + at + 6 + (uint64_t)(int64_t)cst_le32s(b + at + 2);
+	if (b[at] == 0x55)
+		return 0;
 	cs_insn *in = cs_malloc(c->cs);
 	if (!in)
 		return 0;
