@@ -341,12 +341,25 @@ static int core_find_elf_unguarded(struct cst_symbols *s, Dwfl_Module *mod, void
 	return -1;
 }
 
+/* True when no section of ELF can have a name holding WORD: its section-name table, which
+ * holds every name libelf gives (elf_strptr), is readable and has no WORD anywhere.  One
+ * search of the table answers for the sections a name lookup would go through one by one. */
+static bool names_lack(Elf *elf, const char *word)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *names = elf_getshdrstrndx(elf, &shstrndx) == 0 ? elf_getscn(elf, shstrndx) : NULL;
+	Elf_Data *d = names && gelf_getshdr(names, &sh) && sh.sh_type == SHT_STRTAB ?
+		      elf_rawdata(names, NULL) : NULL;
+	return d && d->d_buf && !memmem(d->d_buf, d->d_size, word, strlen(word));
+}
+
 /* Whether ELF has a section named for debugging: libdw reads DWARF from .debug_*,
  * .zdebug_* and .gnu.debuglto_* sections; .gnu_debuglink names a separate file. */
 static bool has_debug_section(Elf *elf)
 {
 	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || names_lack(elf, "debug"))
 		return false;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
@@ -380,7 +393,8 @@ static bool may_find_dwarf(Dwfl_Module *mod, bool separate)
 		const unsigned char *id;
 		GElf_Addr vaddr;
 		int idlen = dwfl_module_build_id(mod, &id, &vaddr);
-		may = (elf && dwelf_elf_gnu_debuglink(elf, &crc)) || (urls && *urls) ||
+		may = (elf && !names_lack(elf, ".gnu_debuglink") && dwelf_elf_gnu_debuglink(elf, &crc)) ||
+		      (urls && *urls) ||
 		      (idlen > 0 && (cst_debugcache_has(id, (size_t)idlen) ||
 				     cst_debugdirs_has_build_id(id, (size_t)idlen)));
 	} else {
