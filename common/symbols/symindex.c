@@ -7,6 +7,7 @@
 
 #define MAX_SCAN 256          /* entries looked at below an address before libdwfl is asked */
 #define MAX_CANDIDATES 32
+#define SMALL_TABLE 128       /* symbols sorted by insertion: a small library's table */
 
 struct entry {
 	uint64_t size;
@@ -46,12 +47,25 @@ struct sortable {
 	struct entry e;
 };
 
-/* Sorts V[0..N) by address, keeping table order among equal addresses: a least-significant
- * digit radix sort, a byte a pass, passes where every address has the same byte skipped
- * (qsort's comparisons were most of the time spent building the index).  Which bytes differ
- * is found in one pass first: a module's addresses differ in two or three low bytes. */
+/* Sorts V[0..N) by address, keeping table order among equal addresses: for a big table a
+ * least-significant digit radix sort, a byte a pass, passes where every address has the
+ * same byte skipped (qsort's comparisons were most of the time spent building the index).
+ * Which bytes differ is found in one pass first: a module's addresses differ in two or
+ * three low bytes. */
 static int sort_by_addr(struct sortable **v, size_t n)
 {
+	if (n <= SMALL_TABLE) {
+		/* insertion sort, stable too: a radix pass costs its 256 counters whatever N */
+		struct sortable *a = *v;
+		for (size_t i = 1; i < n; i++) {
+			struct sortable x = a[i];
+			size_t j = i;
+			for (; j > 0 && a[j - 1].addr > x.addr; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return 0;
+	}
 	struct sortable *tmp = malloc((n ? n : 1) * sizeof *tmp);
 	if (!tmp)
 		return -1;
