@@ -5,6 +5,7 @@
 #include "error.h"
 #include "openfile.h"
 #include "util.h"
+#include "symbols.h"
 
 #include <elfutils/libdwelf.h>
 #include <unistd.h>
@@ -82,7 +83,7 @@ static int add_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf
 	/* the note in the core's memory first (it is the crashed process's), else the file's */
 	char err[160];
 	const char *from = b->name;
-	int rc = cst_package_note_from_memory(cst_core_target(c->core), b->start, &b->package, err, sizeof err);
+	int rc = cst_symbols_memory_package_note(mod, cst_core_target(c->core), b->start, &b->package, err, sizeof err);
 	if (rc == 0 && !b->package) {
 		rc = file_note(c->core, b->name, bits, n, &b->package, err, sizeof err);
 		if (rc == -CST_E_BAD_NOTE && b->name && b->name[0] == '/')

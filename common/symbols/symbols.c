@@ -9,6 +9,7 @@
 #include "guarded_open.h"
 #include "linkmap_check.h"
 #include "openfile.h"
+#include "package_note.h"
 #include "procmaps.h"
 #include "symindex.h"
 #include "memo.h"
@@ -39,6 +40,13 @@ struct module_info {             /* kept in the module's libdwfl user data */
 	struct cst_callsites *callsites; /* its DWARF call-site records, read by unit */
 	signed char debug_file;  /* may_find_dwarf(separate): 1 yes, -1 no, 0 not asked yet */
 	signed char dwarf;       /* may_find_dwarf: 1 yes, -1 no, 0 not asked yet */
+	/* cst_package_note_from_memory at PACKAGE_BASE, read with the module's build-id while
+	 * its first page is at hand (cst_symbols_memory_package_note) */
+	bool package_read;
+	int package_rc;
+	uint64_t package_base;
+	struct cst_package_note *package;
+	char *package_err;
 };
 
 static struct module_info *module_info(Dwfl_Module *mod)
@@ -568,12 +576,39 @@ static int report_nt_file(struct cst_symbols *s, Dwfl_Module **exe)
 		int len = memory_build_id(cst_core_target(c), m->start, id, sizeof id, &idaddr);
 		if (len > 0)
 			dwfl_module_report_build_id(mod, id, (size_t)len, idaddr);
+		struct module_info *mi = module_info(mod);
+		if (mi && !mi->package_read) {
+			char err[160];
+			mi->package_rc = cst_package_note_from_memory(cst_core_target(c), m->start, &mi->package,
+								      err, sizeof err);
+			mi->package_err = mi->package_rc < 0 ? strdup(err) : NULL;
+			mi->package_base = m->start;
+			mi->package_read = mi->package_rc != -CST_E_NOMEM && (mi->package_rc == 0 || mi->package_err);
+		}
 	}
 	return reported;
 }
 
 /* The address of the vDSO's ELF header in process PID: its AT_SYSINFO_EHDR entry of
  * /proc/PID/auxv (pairs of native words, <elf.h>); 0 when there is none. */
+int cst_symbols_memory_package_note(Dwfl_Module *mod, struct cst_target *t, uint64_t base,
+				    struct cst_package_note **out, char *err, size_t errlen)
+{
+	void **userdata;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	struct module_info *mi = *userdata;
+	if (!mi || !mi->package_read || mi->package_base != base)
+		return cst_package_note_from_memory(t, base, out, err, errlen);
+	mi->package_read = false;
+	*out = mi->package;
+	mi->package = NULL;
+	if (mi->package_err)
+		snprintf(err, errlen, "%s", mi->package_err);
+	free(mi->package_err);
+	mi->package_err = NULL;
+	return mi->package_rc;
+}
+
 static uint64_t proc_vdso(pid_t pid)
 {
 	char path[64];
@@ -759,6 +794,8 @@ static int free_userdata(Dwfl_Module *mod, void **userdata, const char *name, Dw
 		free(mi->fde_starts);
 		cst_symindex_free(mi->symindex);
 		cst_callsites_free(mi->callsites);
+		cst_package_note_free(mi->package);
+		free(mi->package_err);
 	}
 	free(*userdata);
 	*userdata = NULL;

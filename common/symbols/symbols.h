@@ -82,6 +82,15 @@ char *cst_symbols_display_name(const char *name);
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name);
 Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 
+/* cst_package_note_from_memory (package_note.h) for module MOD of target T at BASE (the
+ * module's start, a target address), with its return value, *OUT and ERR: the result read
+ * when the core's modules were reported, where each image's first page is read for its
+ * build-id (handed over once; a later call reads again), else read now. */
+struct cst_target;
+struct cst_package_note;
+int cst_symbols_memory_package_note(Dwfl_Module *mod, struct cst_target *t, uint64_t base,
+				    struct cst_package_note **out, char *err, size_t errlen);
+
 /* The function containing ADDR.  Returns 0, or -CST_E_NO_FUNC when no symbol or CFI covers
  * ADDR. */
 int cst_symbols_func(struct cst_symbols *s, uint64_t addr, struct cst_func *fn);
