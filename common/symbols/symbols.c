@@ -589,8 +589,6 @@ static int report_nt_file(struct cst_symbols *s, Dwfl_Module **exe)
 	return reported;
 }
 
-/* The address of the vDSO's ELF header in process PID: its AT_SYSINFO_EHDR entry of
- * /proc/PID/auxv (pairs of native words, <elf.h>); 0 when there is none. */
 int cst_symbols_memory_package_note(Dwfl_Module *mod, struct cst_target *t, uint64_t base,
 				    struct cst_package_note **out, char *err, size_t errlen)
 {
@@ -609,6 +607,8 @@ int cst_symbols_memory_package_note(Dwfl_Module *mod, struct cst_target *t, uint
 	return mi->package_rc;
 }
 
+/* The address of the vDSO's ELF header in process PID: its AT_SYSINFO_EHDR entry of
+ * /proc/PID/auxv (pairs of native words, <elf.h>); 0 when there is none. */
 static uint64_t proc_vdso(pid_t pid)
 {
 	char path[64];
