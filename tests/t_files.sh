@@ -194,6 +194,25 @@ for kind in badjson nonul control deep lying; do
 	check_note "package-note-linked-$kind" $kind $? "$W/linked-$kind.core" "$W/linked-$kind" "linked-$kind"
 	rm -f "$W/linked-$kind.core"
 done
+# a note past the executable's first page (the core holds that page only: the rest is read
+# from the mapped file) while -e names another build with another note: -e is rejected, the
+# file the core names is used, and the note shown is that file's
+for kind in far farother; do
+	python3 tests/files/mknote.py "$W/note.$kind" $kind
+	printf '\t.section .note.package,"a",@note\n\t.balign 4\n\t.incbin "%s"\n' "$W/note.$kind" > "$W/note-$kind.S"
+	gcc -O2 -fno-omit-frame-pointer -o "$W/$kind" tests/progs/segv.c "$W/note-$kind.S" 2>/dev/null
+done
+if [ -x "$W/far" ] && [ -x "$W/farother" ] && python3 tests/lib/mkcore.py crash "$W/far.core" "$W/far" 2>/dev/null; then
+	"$CS" -e "$W/farother" "$W/far.core" > "$W/n.txt" 2>"$W/n.err"
+	if ! grep -qF "using $W/far, the executable the core names" "$W/n.err"; then
+		fail package-note-far-exe-rejected "-e not rejected: $(head -2 "$W/n.err")"
+	else
+		check_note package-note-far-exe-rejected good 0 "$W/far.core" "$W/far" far
+	fi
+	rm -f "$W/far.core"
+else
+	fail package-note-far-exe-rejected "cannot build the programs or the core"
+fi
 # notes added with objcopy to a copy of the crashed executable (same build-id; not loaded,
 # so read from the file, given with -e)
 for kind in good badjson nonul array control deep lying; do

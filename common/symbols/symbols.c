@@ -576,8 +576,10 @@ static int report_nt_file(struct cst_symbols *s, Dwfl_Module **exe)
 		int len = memory_build_id(cst_core_target(c), m->start, id, sizeof id, &idaddr);
 		if (len > 0)
 			dwfl_module_report_build_id(mod, id, (size_t)len, idaddr);
+		/* -e's module is left to be read when listed: its pages beyond the core's come
+		 * from the -e file until the module's file is looked up, which may reject it */
 		struct module_info *mi = module_info(mod);
-		if (mi && !mi->package_read) {
+		if (mi && !mi->package_read && !cst_core_exe_option(c, m->name)) {
 			char err[160];
 			mi->package_rc = cst_package_note_from_memory(cst_core_target(c), m->start, &mi->package,
 								      err, sizeof err);

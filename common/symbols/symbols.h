@@ -85,7 +85,8 @@ Dwfl *cst_symbols_dwfl(struct cst_symbols *s);
 /* cst_package_note_from_memory (package_note.h) for module MOD of target T at BASE (the
  * module's start, a target address), with its return value, *OUT and ERR: the result read
  * when the core's modules were reported, where each image's first page is read for its
- * build-id (handed over once; a later call reads again), else read now. */
+ * build-id (handed over once; a later call reads again), else read now (always for the
+ * module of -e, whose file may be replaced by the one the core names after the report). */
 struct cst_target;
 struct cst_package_note;
 int cst_symbols_memory_package_note(Dwfl_Module *mod, struct cst_target *t, uint64_t base,

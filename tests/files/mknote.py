@@ -11,11 +11,19 @@ KIND picks the descriptor:
   control   a value with a terminal escape sequence
   deep      JSON nested 10000 levels deep
   lying     n_descsz larger than the section
+  far       good, after a note of owner "PAD" with a 6000-byte descriptor: the package
+            note lies past the first page of an image that links it first
+  farother  far with version 9.9.9-9 (another build's note)
 """
 import json, struct, sys
 
 out, kind = sys.argv[1], sys.argv[2]
 good = {"type": "deb", "name": "corestack-note", "version": "4.5.6-7", "os": "debian"}
+far = kind in ("far", "farother")
+if kind == "farother":
+    good["version"] = "9.9.9-9"
+if far:
+    kind = "good"
 desc = {
     "good": json.dumps(good).encode() + b"\0",
     "badjson": b'{"name": "x", "version":\0',
@@ -28,4 +36,6 @@ desc = {
 pad = lambda b: b + b"\0" * (-len(b) % 4)
 descsz = len(desc) if kind != "lying" else 0x7ffffff0
 note = struct.pack("<III", 4, descsz, 0xcafe1a7e) + b"FDO\0" + pad(desc)
+if far:
+    note = struct.pack("<III", 4, 6000, 1) + b"PAD\0" + b"\0" * 6000 + note
 open(out, "wb").write(note)
