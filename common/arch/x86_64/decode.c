@@ -277,11 +277,13 @@ static void decode_more(struct cache *c, struct code *k, uint64_t through)
 	if (!c->insn)
 		c->insn = cs_malloc(c->cs);
 	cs_insn *in = c->insn;
+	if (!in)
+		return;      /* no memory now: the bytes stay, a later call decodes them */
 	const uint8_t *p = k->rest + (k->end - k->start);
 	size_t left = k->nrest - (size_t)(k->end - k->start);
 	uint64_t addr = k->end;
-	bool whole = !in;
-	while (in && k->end <= through) {
+	bool whole = false;
+	while (k->end <= through) {
 		if (left == 0 || !cs_disasm_iter(c->cs, &p, &left, &addr, in)) {
 			whole = true;
 			break;
@@ -325,7 +327,8 @@ struct code *cst_x86_64_code_through(struct cst_unwind *u, const struct cst_func
 
 struct code *cst_x86_64_code(struct cst_unwind *u, const struct cst_func *fn)
 {
-	return cst_x86_64_code_through(u, fn, UINT64_MAX);
+	struct code *k = cst_x86_64_code_through(u, fn, UINT64_MAX);
+	return k && !k->rest ? k : NULL;     /* bytes left: no memory to decode them now */
 }
 
 /* Index of the instruction that contains ADDR, or -1. */

@@ -95,7 +95,8 @@ struct stub_memo { uint64_t slot; };
 /* decode.c: the environment's cache (created on first use; NULL when out of memory), FN
  * decoded whole (NULL when it cannot be), and the index of the instruction containing ADDR
  * (-1).  cst_x86_64_code_through decodes FN only as far as the instruction holding target
- * address ADDR (to END > ADDR, or as far as the whole decoding goes): linear decoding from
+ * address ADDR (to END > ADDR, or as far as the whole decoding goes; short of it, and
+ * tried again later, when there is no memory for capstone's instruction): linear decoding from
  * FN's start does not look ahead, so the instructions it holds are the first ones of the
  * whole decoding; cst_x86_64_code later decodes the rest. */
 struct cache *cst_x86_64_cache(struct cst_unwind *u);
