@@ -10,8 +10,9 @@ the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
   2. N rounds, each running once, one after the other: cat CORE (the floor: reading the file),
      corestack, corestack --json, gdb -batch -ex 'set print frame-arguments none'
      -ex 'thread apply all bt', and eu-stack (dropped from the rounds once a run takes longer
-     than the bound).  Output goes to /dev/null; wall time is measured around each run, peak
-     RSS is the child's ru_maxrss.
+     than the bound).  The core and the program are read once, untimed, before each run, so
+     that every run finds them in the page cache.  Output goes to /dev/null; wall time is
+     measured around each run, peak RSS is the child's ru_maxrss.
 Then the cases of other kinds (the gdb plugin, many modules, a deep stack) and the cold ones:
 cat and corestack on the 10,001-thread cores dropped from the page cache before each run.
 The table gives medians; the targets are checked from them at the end.  Exit status 0 when
@@ -146,13 +147,25 @@ def ratio(a, b):
     return "-" if a is None or b is None or b == 0 else ("%.1f" % (a / b) if a / b < 100 else "%.0f" % (a / b))
 
 
-def medians(tools, runs):
-    """Runs each of TOOLS ({key: argv}) once per round for RUNS rounds; {key: median wall
-    seconds}, {key: median CPU seconds}."""
+def warm(paths):
+    """Reads each of PATHS once, untimed, so that the run timed next finds them in the page
+    cache: the kernel's reclaim (kdamond, memory pressure) may have dropped them while gdb
+    or eu-stack ran, and the tool timed first would pay the disk for the others."""
+    buf = bytearray(1 << 20)
+    for path in paths:
+        with open(path, "rb", buffering=0) as f:
+            while f.readinto(buf):
+                pass
+
+
+def medians(tools, runs, files=()):
+    """Runs each of TOOLS ({key: argv}) once per round for RUNS rounds, FILES read into the
+    page cache before each run; {key: median wall seconds}, {key: median CPU seconds}."""
     times = {k: [] for k in tools}
     cpus = {k: [] for k in tools}
     for _ in range(runs):
         for k, argv in tools.items():
+            warm(files)
             wall, _, cpu = run(argv)
             times[k].append(wall)
             cpus[k].append(cpu)
@@ -182,7 +195,7 @@ def gdb_case(a, only, rows):
             "fpbt": fpbt,
             "bt": ["gdb", "-nx", "-batch", "-ex", "set print frame-arguments none",
                    "-ex", "thread apply all bt", prog, core],
-        }, a.runs)
+        }, a.runs, (prog, core))
         r = med["fpbt"] / med["bt"]
         rows.append("| %s | thread apply all fpbt / bt | %s / %s | %s / %s | %.2f |" % (
             name, fmt_t(med["fpbt"]), fmt_t(med["bt"]), fmt_t(cpu["fpbt"]), fmt_t(cpu["bt"]), r))
@@ -209,7 +222,7 @@ def plugin_bt_case(a, only, rows):
             print("%s: gdb's bt prints other frames with the plugin loaded" % name)
             rows.append(None)
             continue
-        med, cpu = medians(tools, a.runs)
+        med, cpu = medians(tools, a.runs, (prog, core))
         r = med["plugin"] / med["bt"]
         rows.append("| %s | thread apply all bt with / without the plugin | %s / %s | %s / %s | %.2f |" % (
             name, fmt_t(med["plugin"]), fmt_t(med["bt"]), fmt_t(cpu["plugin"]), fmt_t(cpu["bt"]), r))
@@ -247,7 +260,7 @@ def modules_case(a, only, rows):
     med, cpu = medians({
         "cs": [a.corestack, "-n", "0", core],
         "eu": ["eu-stack", "-n", "0", "--core=" + core, "--executable=" + prog],
-    }, a.runs)
+    }, a.runs, (prog, core))
     nmods = sum(1 for f in os.listdir(os.path.dirname(prog)) if f.endswith(".so"))
     r = med["cs"] / med["eu"]
     rows.append("| modules (%d libraries, %d frames) | corestack / eu-stack | %s / %s | %s / %s | %.2f |" % (
@@ -269,7 +282,7 @@ def deep_case(a, only, rows):
     med, cpu = medians({
         "cs": [a.corestack, "-n", "0", core],
         "gdb": ["gdb", "-nx", "-batch", "-ex", "set print frame-arguments none", "-ex", "bt", prog, core],
-    }, a.runs)
+    }, a.runs, (prog, core))
     r = med["gdb"] / med["cs"]
     rows.append("| deep (%d frames) | corestack / gdb bt | %s / %s | %s / %s | 1/%.0f |" % (
         counts[0], fmt_t(med["cs"]), fmt_t(med["gdb"]), fmt_t(cpu["cs"]), fmt_t(cpu["gdb"]), r))
@@ -374,6 +387,7 @@ def main():
             for k, argv in tools.items():
                 if k == "eu" and eu_over:
                     continue
+                warm((prog, core))
                 wall, maxrss, cpu = run(argv, a.eu_bound if k == "eu" else None)
                 if wall is None:
                     eu_over = True
