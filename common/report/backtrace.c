@@ -5,6 +5,7 @@
 #include "error.h"
 #include "jit.h"
 #include "process.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,75 @@ static unsigned cursor_budget(unsigned limit)
 	if (limit == 0)
 		return BT_MAX_FRAMES;
 	return limit < BT_CURSOR_FRAMES ? BT_CURSOR_FRAMES : limit + 1;
+}
+
+/* Frame F's location, JIT map, anonymous code and copy into B, as the walk gives them to
+ * the frame itself (its inlined functions aside); returns the count of its inline chain,
+ * stored in CHAIN (16 entries). */
+static int locate(struct cst_unwind_env *env, const struct cst_frame *f, struct bt_frame *b,
+		  struct cst_inline chain[16])
+{
+	int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
+	b->jit_map = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
+	/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
+	 * __rt_sigreturn_stub is local): named as gdb names it */
+	if (f->signal_frame && !b->loc.function)
+		b->loc.function = "<signal handler called>";
+	b->anon_code = !b->loc.module && !b->jit_map && cst_target_anon_code(env->target, f->lookup_pc);
+	b->copy_of = !b->loc.module && !b->jit_map && !b->anon_code ?
+		     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
+	return ninl;
+}
+
+/* The cache: ADDR_SLOTS slots, one per lookup address (a later address of the same slot
+ * replaces it).  At most ADDR_SLOTS * sizeof(struct addr_slot) bytes. */
+#define ADDR_SLOTS 1024
+
+struct addr_slot {
+	uint64_t lookup_pc, pc;
+	bool used, signal_frame;
+	bool anon_code;
+	const char *jit_map, *copy_of;
+	struct cst_location loc;
+};
+
+struct bt_addrs {
+	struct addr_slot slot[ADDR_SLOTS];
+};
+
+struct bt_addrs *bt_addrs_new(void)
+{
+	return calloc(1, sizeof(struct bt_addrs));
+}
+
+void bt_addrs_free(struct bt_addrs *c)
+{
+	free(c);
+}
+
+/* locate through cache C (NULL: none): what a frame of the same lookup address, pc and
+ * kind (signal frame or not) was given before, when it had no inlined functions. */
+static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const struct cst_frame *f,
+			 struct bt_frame *b, struct cst_inline chain[16])
+{
+	if (!c)
+		return locate(env, f, b, chain);
+	struct addr_slot *s = &c->slot[cst_fib_hash(f->lookup_pc) >> 32 & (ADDR_SLOTS - 1)];
+	if (s->used && s->lookup_pc == f->lookup_pc && s->pc == f->pc && s->signal_frame == f->signal_frame) {
+		b->loc = s->loc;
+		b->jit_map = s->jit_map;
+		b->anon_code = s->anon_code;
+		b->copy_of = s->copy_of;
+		return 0;
+	}
+	int ninl = locate(env, f, b, chain);
+	if (ninl <= 1) {
+		*s = (struct addr_slot){
+			.lookup_pc = f->lookup_pc, .pc = f->pc, .used = true, .signal_frame = f->signal_frame,
+			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
+		};
+	}
+	return ninl;
 }
 
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
@@ -79,16 +149,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		/* the frame's location straight into its slot: the cursor's frame is moved after
 		 * its inlined functions when it has some */
 		struct bt_frame *b = &frames[n];
-		int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
-		const char *jit = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
-		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
-		 * __rt_sigreturn_stub is local): named as gdb names it */
-		if (f->signal_frame && !b->loc.function)
-			b->loc.function = "<signal handler called>";
+		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
-			own->f = b->f;
-			own->loc = b->loc;
+			*own = *b;
 			b = own;
 			f = &own->f;
 			/* inlined functions first, each a frame of its own at the same pc */
@@ -114,10 +178,6 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		n++;
 		b->inlined = false;
 		b->number = number++;
-		b->jit_map = jit;
-		b->anon_code = !b->loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
-		b->copy_of = !b->loc.module && !jit && !b->anon_code ?
-			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
 		if (real) {
 			real_start = n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
 			real_end = n;

@@ -32,7 +32,18 @@ struct bt_thread {
 				  * (-CST_E_LIMIT when LIMITED) */
 	bool limited;            /* bt_walk's LIMIT cut the walk: more frames follow */
 	char stop[384];          /* stop reason (a path in it escaped, escape.h) */
+	struct bt_addrs *addrs;  /* set by the caller: the frames bt_walk located before
+				  * (bt_addrs_new), or NULL */
 };
+
+/* A bounded cache of located frames, for bt_walk: the threads of a process return to the
+ * same addresses, whose frames get the same location, JIT map, anonymous code and copy.
+ * A frame is found again by its lookup address, pc and kind (signal frame or not); one with
+ * inlined functions is located every time.  A cache serves the walks of one unwind
+ * environment (its symbols, perf map and target unchanged while the cache lives).
+ * bt_addrs_new returns NULL when out of memory (every frame is located). */
+struct bt_addrs *bt_addrs_new(void);
+void bt_addrs_free(struct bt_addrs *c);
 
 /* What is printed above the threads. */
 struct bt_process {
