@@ -188,7 +188,7 @@ _Static_assert(sizeof(struct line_key) == 64, "struct line_key has no padding to
 
 enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_MARKER_SHIFT = 4 };
 
-static void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
+static inline void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
 {
 	k->pc = b->f.pc;
 	k->module_base = b->loc.module_base;
@@ -411,7 +411,9 @@ static void thread_lines(struct line *l, const struct bt_thread *t, const struct
 	size_t keys = t->n * sizeof *c->keys;
 	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
 		if (set[w].n == t->n && set[w].hash == h && memcmp(set[w].keys, c->keys, keys) == 0) {
-			put(l, set[w].text, set[w].len);
+			/* straight from the kept text: the line holds the thread's header */
+			line_flush(l);
+			fwrite(set[w].text, 1, set[w].len, l->out);
 			return;
 		}
 	size_t start = l->n;
