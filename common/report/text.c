@@ -227,7 +227,7 @@ struct line_slot {
  * keys: the threads of a pool print the same frames.  At most THREAD_SETS * LINES_WAYS *
  * (THREAD_FRAMES * 64 + LINE_BUFFER) bytes. */
 #define THREAD_FRAMES 256
-#define THREAD_SETS 16
+#define THREAD_SETS 64
 
 struct thread_slot {
 	uint64_t hash;
@@ -406,7 +406,7 @@ static void thread_lines(struct line *l, const struct bt_thread *t, const struct
 		numbered &= t->frames[i].number == i;
 		h = cst_fib_hash(h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags);
 	}
-	unsigned si = (unsigned)(h >> 60) % THREAD_SETS;
+	unsigned si = (unsigned)(h >> 40) % THREAD_SETS;
 	struct thread_slot *set = c->threads[si];
 	size_t keys = t->n * sizeof *c->keys;
 	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
