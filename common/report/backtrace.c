@@ -23,9 +23,10 @@ static unsigned cursor_budget(unsigned limit)
 
 /* Frame F's location, JIT map, anonymous code and copy into B, as the walk gives them to
  * the frame itself (its inlined functions aside); returns the count of its inline chain,
- * stored in CHAIN (16 entries). */
-static int locate(struct cst_unwind_env *env, const struct cst_frame *f, struct bt_frame *b,
-		  struct cst_inline chain[16])
+ * stored in CHAIN (16 entries).  Not inline: the walk's loop calls it for the frames its
+ * cache does not hold. */
+static __attribute__((noinline)) int locate(struct cst_unwind_env *env, const struct cst_frame *f,
+					    struct bt_frame *b, struct cst_inline chain[16])
 {
 	int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
 	b->jit_map = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
@@ -39,9 +40,11 @@ static int locate(struct cst_unwind_env *env, const struct cst_frame *f, struct 
 	return ninl;
 }
 
-/* The cache: ADDR_SLOTS slots, one per lookup address (a later address of the same slot
- * replaces it).  At most ADDR_SLOTS * sizeof(struct addr_slot) bytes. */
-#define ADDR_SLOTS 1024
+/* The cache: ADDR_SETS sets of ADDR_WAYS slots, found by lookup address; a new address
+ * replaces the slot of its set filled longest ago.  At most ADDR_SETS * ADDR_WAYS *
+ * sizeof(struct addr_slot) bytes. */
+#define ADDR_SETS 256
+#define ADDR_WAYS 4
 
 struct addr_slot {
 	uint64_t lookup_pc, pc;
@@ -52,7 +55,8 @@ struct addr_slot {
 };
 
 struct bt_addrs {
-	struct addr_slot slot[ADDR_SLOTS];
+	struct addr_slot slot[ADDR_SETS][ADDR_WAYS];
+	unsigned next[ADDR_SETS];  /* the way a set's next new address replaces */
 };
 
 struct bt_addrs *bt_addrs_new(void)
@@ -72,17 +76,19 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 {
 	if (!c)
 		return locate(env, f, b, chain);
-	struct addr_slot *s = &c->slot[cst_fib_hash(f->lookup_pc) >> 32 & (ADDR_SLOTS - 1)];
-	if (s->used && s->lookup_pc == f->lookup_pc && s->pc == f->pc && s->signal_frame == f->signal_frame) {
-		b->loc = s->loc;
-		b->jit_map = s->jit_map;
-		b->anon_code = s->anon_code;
-		b->copy_of = s->copy_of;
-		return 0;
-	}
+	unsigned si = (unsigned)(cst_fib_hash(f->lookup_pc) >> 32) & (ADDR_SETS - 1);
+	struct addr_slot *set = c->slot[si];
+	for (struct addr_slot *s = set; s < set + ADDR_WAYS && s->used; s++)
+		if (s->lookup_pc == f->lookup_pc && s->pc == f->pc && s->signal_frame == f->signal_frame) {
+			b->loc = s->loc;
+			b->jit_map = s->jit_map;
+			b->anon_code = s->anon_code;
+			b->copy_of = s->copy_of;
+			return 0;
+		}
 	int ninl = locate(env, f, b, chain);
 	if (ninl <= 1) {
-		*s = (struct addr_slot){
+		set[c->next[si]++ % ADDR_WAYS] = (struct addr_slot){
 			.lookup_pc = f->lookup_pc, .pc = f->pc, .used = true, .signal_frame = f->signal_frame,
 			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
 		};
@@ -108,14 +114,15 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		return 0;
 	}
 	struct cst_inline chain[16];
-	unsigned number = 0;
+	size_t keep = limit ? limit : SIZE_MAX;   /* frames kept */
 	/* the thread's frames and their count kept in locals: every store through a frame
 	 * could otherwise change them, as far as the compiler knows */
 	struct bt_frame *frames = t->frames;
 	size_t n = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
 	/* the cursor writes each frame into the thread's next slot, with room for the frames
-	 * of the functions inlined into it, which go before it */
+	 * of the functions inlined into it, which go before it; a frame's number is its
+	 * index */
 	for (;;) {
 		if (n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
@@ -140,7 +147,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		f->cfa = 0;
 		/* past the limit, frames are walked up to the next real one, for the CFA of the
 		 * frames before it, and not kept */
-		if (limit && n >= limit) {
+		if (n >= keep) {
 			t->limited = true;
 			if (real)
 				break;
@@ -149,6 +156,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		/* the frame's location straight into its slot: the cursor's frame is moved after
 		 * its inlined functions when it has some */
 		struct bt_frame *b = &frames[n];
+		size_t first = n;
 		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
@@ -167,7 +175,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 				in->loc.file = chain[i].file;
 				in->loc.line = chain[i].line;
 				in->inlined = true;
-				in->number = number++;
+				in->number = (unsigned)(n - 1);
 				in->jit_map = NULL;
 				in->anon_code = false;
 				in->copy_of = NULL;
@@ -175,11 +183,10 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;
 		}
-		n++;
 		b->inlined = false;
-		b->number = number++;
+		b->number = (unsigned)n++;
 		if (real) {
-			real_start = n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
+			real_start = first;
 			real_end = n;
 		}
 	}
