@@ -48,7 +48,8 @@ static __attribute__((noinline)) int locate(struct cst_unwind_env *env, const st
 
 struct addr_slot {
 	uint64_t lookup_pc, pc;
-	bool used, signal_frame;
+	uint64_t id;             /* bt_frame.located; 0: an empty slot */
+	bool signal_frame;
 	bool anon_code;
 	const char *jit_map, *copy_of;
 	struct cst_location loc;
@@ -61,7 +62,14 @@ struct bt_addrs {
 
 struct bt_addrs *bt_addrs_new(void)
 {
-	return calloc(1, sizeof(struct bt_addrs));
+	/* empty slots: a slot's other fields are written before they are read */
+	struct bt_addrs *c = malloc(sizeof *c);
+	for (size_t i = 0; c && i < ADDR_SETS; i++) {
+		for (size_t w = 0; w < ADDR_WAYS; w++)
+			c->slot[i][w].id = 0;
+		c->next[i] = 0;
+	}
+	return c;
 }
 
 void bt_addrs_free(struct bt_addrs *c)
@@ -69,27 +77,35 @@ void bt_addrs_free(struct bt_addrs *c)
 	free(c);
 }
 
+/* The last number given to an entry of a cache (bt_frame.located), in any cache: a frame's
+ * number stands for the same location in every cache. */
+static uint64_t last_located;
+
 /* locate through cache C (NULL: none): what a frame of the same lookup address, pc and
- * kind (signal frame or not) was given before, when it had no inlined functions. */
+ * kind (signal frame or not) was given before, when it had no inlined functions; sets
+ * B->located. */
 static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const struct cst_frame *f,
 			 struct bt_frame *b, struct cst_inline chain[16])
 {
+	b->located = 0;
 	if (!c)
 		return locate(env, f, b, chain);
 	unsigned si = (unsigned)(cst_fib_hash(f->lookup_pc) >> 32) & (ADDR_SETS - 1);
 	struct addr_slot *set = c->slot[si];
-	for (struct addr_slot *s = set; s < set + ADDR_WAYS && s->used; s++)
+	for (struct addr_slot *s = set; s < set + ADDR_WAYS && s->id; s++)
 		if (s->lookup_pc == f->lookup_pc && s->pc == f->pc && s->signal_frame == f->signal_frame) {
 			b->loc = s->loc;
 			b->jit_map = s->jit_map;
 			b->anon_code = s->anon_code;
 			b->copy_of = s->copy_of;
+			b->located = s->id;
 			return 0;
 		}
 	int ninl = locate(env, f, b, chain);
 	if (ninl <= 1) {
+		b->located = __atomic_add_fetch(&last_located, 1, __ATOMIC_RELAXED);
 		set[c->next[si]++ % ADDR_WAYS] = (struct addr_slot){
-			.lookup_pc = f->lookup_pc, .pc = f->pc, .used = true, .signal_frame = f->signal_frame,
+			.lookup_pc = f->lookup_pc, .pc = f->pc, .id = b->located, .signal_frame = f->signal_frame,
 			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
 		};
 	}
@@ -179,6 +195,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 				in->jit_map = NULL;
 				in->anon_code = false;
 				in->copy_of = NULL;
+				in->located = 0;
 			}
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;

@@ -177,7 +177,9 @@ static void put_number(struct line *l, unsigned n)
 
 /* What frame B's line after its number depends on: the line is the same bytes for every
  * frame with the same key (the strings are compared by address: they stay unchanged while
- * the process they come from is open). */
+ * the process they come from is open).  A frame that a cache located (bt_frame.located) is
+ * keyed by its entry's number in place of its pc and location, which the number stands
+ * for. */
 struct line_key {
 	uint64_t pc, module_base;
 	const char *function, *module, *file, *jit_map, *copy_of;
@@ -186,10 +188,18 @@ struct line_key {
 };
 _Static_assert(sizeof(struct line_key) == 64, "struct line_key has no padding to compare");
 
-enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_MARKER_SHIFT = 4 };
+enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_LOCATED = 16,
+       KEY_MARKER_SHIFT = 5 };
 
 static inline void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
 {
+	if (b->located) {
+		*k = (struct line_key){
+			.pc = b->located,
+			.flags = KEY_LOCATED | (color ? KEY_COLOR : 0) | (uint32_t)b->f.marker << KEY_MARKER_SHIFT,
+		};
+		return;
+	}
 	k->pc = b->f.pc;
 	k->module_base = b->loc.module_base;
 	k->function = b->loc.function;

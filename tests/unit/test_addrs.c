@@ -1,7 +1,8 @@
 /* The cache of located frames (bt_addrs, common/report/backtrace.c): the threads of the
  * suite's four-thread core (tests/progs/threads.c, made by tests/run.sh in
  * $CORESTACK_TEST_CORES) walked through a cache get the frames a walk without one gets
- * (location, JIT map, anonymous code, copy, inlined or not, number, and the -v text), the
+ * (location, JIT map, anonymous code, copy, inlined or not, number, and the -v text, and
+ * the text through a cache of frame lines, which keys a located frame by its entry), the
  * first time and again from the cache.  And a frame is indeed served from the cache: walked
  * with the symbols gone (which the cache's contract rules out), the innermost frame keeps
  * the function it was given; without the cache it has none.
@@ -40,8 +41,9 @@ static bool same_frame(const struct bt_frame *x, const struct bt_frame *y, const
 			   (unsigned long long)b->offset, b->module ? b->module : "-");
 }
 
-/* Thread I of P walked into T (through T->addrs) and printed with -v into a new string. */
-static char *walk(struct cst_process *p, size_t i, struct bt_thread *t)
+/* Thread I of P walked into T (through T->addrs) and printed with -v, then without -v through
+ * LINES (NULL: none), into a new string. */
+static char *walk(struct cst_process *p, size_t i, struct bt_thread *t, struct bt_lines *lines)
 {
 	struct cst_process_thread th;
 	cst_process_thread(p, i, &th);
@@ -56,6 +58,8 @@ static char *walk(struct cst_process *p, size_t i, struct bt_thread *t)
 	if (!out)
 		return NULL;
 	struct bt_options bo = { .verbose = true };
+	bt_print_thread_text(out, t, &bo);
+	bo = (struct bt_options){ .lines = lines };
 	bt_print_thread_text(out, t, &bo);
 	fclose(out);
 	return text;
@@ -82,22 +86,28 @@ int main(int argc, char **argv)
 		return 1;
 	size_t n = cst_process_nthreads(p);
 	struct bt_thread plain = { 0 }, cached = { .addrs = bt_addrs_new() };
+	struct bt_lines *lines = bt_lines_new();
 
 	unit_begin("addrs_same_frames");
-	unit_expect(cached.addrs != NULL, "bt_addrs_new failed");
+	unit_expect(cached.addrs != NULL && lines != NULL, "bt_addrs_new or bt_lines_new failed");
 	unit_expect(n == 4, "%zu threads, the threads program has 4", n);
 	for (int round = 0; round < 2 && cached.addrs; round++)
 		for (size_t i = 0; i < n; i++) {
 			char what[64];
 			snprintf(what, sizeof what, "round %d, thread %zu", round, i);
-			char *want = walk(p, i, &plain), *got = walk(p, i, &cached);
+			char *want = walk(p, i, &plain, NULL), *got = walk(p, i, &cached, lines);
 			unit_expect(want && got && strcmp(want, got) == 0, "%s: got\n%s\nwant\n%s", what,
 				    got ? got : "(null)", want ? want : "(null)");
 			unit_expect(plain.n > 1 && cached.n == plain.n, "%s: %zu frames, want %zu", what,
 				    cached.n, plain.n);
-			for (size_t k = 0; k < plain.n && k < cached.n; k++)
+			size_t located = 0;
+			for (size_t k = 0; k < plain.n && k < cached.n; k++) {
 				if (!same_frame(&cached.frames[k], &plain.frames[k], what, k))
 					break;
+				unit_expect(!plain.frames[k].located, "%s: frame %zu located by no cache", what, k);
+				located += cached.frames[k].located != 0;
+			}
+			unit_expect(located > 0, "%s: no frame has the number of a cache's entry", what);
 			free(want);
 			free(got);
 		}
@@ -105,17 +115,17 @@ int main(int argc, char **argv)
 
 	unit_begin("addrs_served_from_cache");
 	struct cst_unwind_env *env = cst_process_env(p);
-	free(walk(p, 0, &cached));
+	free(walk(p, 0, &cached, NULL));
 	const char *function = cached.n ? cached.frames[0].loc.function : NULL;
 	unit_expect(function != NULL, "thread 0's innermost frame has no function");
 	struct cst_symbols *syms = env->syms;
 	env->syms = NULL;
-	free(walk(p, 0, &cached));
+	free(walk(p, 0, &cached, NULL));
 	unit_expect(cached.n && same_str(cached.frames[0].loc.function, function),
 		    "with the symbols gone, the cache gave %s, want %s",
 		    cached.n && cached.frames[0].loc.function ? cached.frames[0].loc.function : "(null)",
 		    function ? function : "(null)");
-	free(walk(p, 0, &plain));
+	free(walk(p, 0, &plain, NULL));
 	unit_expect(plain.n && !plain.frames[0].loc.function,
 		    "without symbols and without the cache, the innermost frame is in %s",
 		    plain.n && plain.frames[0].loc.function ? plain.frames[0].loc.function : "??");
@@ -123,6 +133,7 @@ int main(int argc, char **argv)
 	unit_end();
 
 	bt_addrs_free(cached.addrs);
+	bt_lines_free(lines);
 	bt_thread_free(&cached);
 	bt_thread_free(&plain);
 	cst_process_close(p);
