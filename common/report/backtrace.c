@@ -7,6 +7,7 @@
 #include "process.h"
 #include "util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,14 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 	return ninl;
 }
 
+/* Frame FROM into TO, without what its empty note and invalid registers leave unread. */
+static void frame_copy(struct cst_frame *to, const struct cst_frame *from)
+{
+	memcpy(to, from, offsetof(struct cst_frame, note));
+	memcpy(to->note, from->note, from->note[0] ? sizeof to->note : 1);
+	cst_regs_copy(&to->regs, &from->regs);
+}
+
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
 	    struct bt_thread *t)
 {
@@ -176,13 +185,18 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
-			*own = *b;
+			frame_copy(&own->f, &b->f);
+			own->loc = b->loc;
+			own->jit_map = b->jit_map;
+			own->anon_code = b->anon_code;
+			own->copy_of = b->copy_of;
+			own->located = b->located;
 			b = own;
 			f = &own->f;
 			/* inlined functions first, each a frame of its own at the same pc */
 			for (int i = 0; i + 1 < ninl; i++) {
 				struct bt_frame *in = &frames[n++];
-				in->f = *f;
+				frame_copy(&in->f, f);
 				in->f.marker = CST_MARK_NONE;
 				in->loc = b->loc;
 				in->loc.function = chain[i].function;
