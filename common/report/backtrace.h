@@ -44,9 +44,10 @@ struct bt_thread {
  * same addresses, whose frames get the same location, JIT map, anonymous code and copy.
  * A frame is found again by its lookup address, pc and kind (signal frame or not); one with
  * inlined functions is located every time.  Each entry has a number of its own, unique in
- * the program (bt_frame.located), which the printers' caches may key a frame's line by.  A cache serves the walks of one unwind
- * environment (its symbols, perf map and target unchanged while the cache lives).
- * bt_addrs_new returns NULL when out of memory (every frame is located). */
+ * the program (bt_frame.located), which the printers' caches may key a frame's line by.
+ * A cache serves the walks of one unwind environment (its symbols, perf map and target
+ * unchanged while the cache lives).  bt_addrs_new returns NULL when out of memory (every
+ * frame is located). */
 struct bt_addrs *bt_addrs_new(void);
 void bt_addrs_free(struct bt_addrs *c);
 
