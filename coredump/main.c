@@ -299,8 +299,9 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 {
 	struct cst_unwind_env *env = cst_process_env(proc);
 	int partial = 0;
-	struct bt_thread bt = { 0 };
-	/* the lines of PROC's frames, rendered once: their strings live while PROC is open */
+	/* the frames of PROC's threads located once, and their lines rendered once: their
+	 * strings live while PROC is open */
+	struct bt_thread bt = { .addrs = bt_addrs_new() };
 	struct bt_options bo = o->bt;
 	bo.lines = doc ? NULL : bt_lines_new();
 	for (size_t i = 0; i < cst_process_nthreads(proc); i++) {
@@ -316,6 +317,7 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 	}
 	tr_flush(tr);
 	bt_thread_free(&bt);
+	bt_addrs_free(bt.addrs);
 	bt_lines_free(bo.lines);
 	return partial;
 }

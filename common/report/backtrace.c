@@ -5,7 +5,9 @@
 #include "error.h"
 #include "jit.h"
 #include "process.h"
+#include "util.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,105 @@ static unsigned cursor_budget(unsigned limit)
 	if (limit == 0)
 		return BT_MAX_FRAMES;
 	return limit < BT_CURSOR_FRAMES ? BT_CURSOR_FRAMES : limit + 1;
+}
+
+/* Frame F's location, JIT map, anonymous code and copy into B, as the walk gives them to
+ * the frame itself (its inlined functions aside); returns the count of its inline chain,
+ * stored in CHAIN (16 entries).  Not inline: the walk's loop calls it for the frames its
+ * cache does not hold. */
+static __attribute__((noinline)) int locate(struct cst_unwind_env *env, const struct cst_frame *f,
+					    struct bt_frame *b, struct cst_inline chain[16])
+{
+	int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
+	b->jit_map = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
+	/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
+	 * __rt_sigreturn_stub is local): named as gdb names it */
+	if (f->signal_frame && !b->loc.function)
+		b->loc.function = "<signal handler called>";
+	b->anon_code = !b->loc.module && !b->jit_map && cst_target_anon_code(env->target, f->lookup_pc);
+	b->copy_of = !b->loc.module && !b->jit_map && !b->anon_code ?
+		     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
+	return ninl;
+}
+
+/* The cache: ADDR_SETS sets of ADDR_WAYS slots, found by lookup address; a new address
+ * replaces the slot of its set filled longest ago.  At most ADDR_SETS * ADDR_WAYS *
+ * sizeof(struct addr_slot) bytes. */
+#define ADDR_SETS 256
+#define ADDR_WAYS 4
+
+struct addr_slot {
+	uint64_t lookup_pc, pc;
+	uint64_t id;             /* bt_frame.located; 0: an empty slot */
+	bool signal_frame;
+	bool anon_code;
+	const char *jit_map, *copy_of;
+	struct cst_location loc;
+};
+
+struct bt_addrs {
+	struct addr_slot slot[ADDR_SETS][ADDR_WAYS];
+	unsigned next[ADDR_SETS];  /* the way a set's next new address replaces */
+};
+
+struct bt_addrs *bt_addrs_new(void)
+{
+	/* empty slots: a slot's other fields are written before they are read */
+	struct bt_addrs *c = malloc(sizeof *c);
+	for (size_t i = 0; c && i < ADDR_SETS; i++) {
+		for (size_t w = 0; w < ADDR_WAYS; w++)
+			c->slot[i][w].id = 0;
+		c->next[i] = 0;
+	}
+	return c;
+}
+
+void bt_addrs_free(struct bt_addrs *c)
+{
+	free(c);
+}
+
+/* The last number given to an entry of a cache (bt_frame.located), in any cache: a frame's
+ * number stands for the same location in every cache. */
+static uint64_t last_located;
+
+/* locate through cache C (NULL: none): what a frame of the same lookup address, pc and
+ * kind (signal frame or not) was given before, when it had no inlined functions; sets
+ * B->located. */
+static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const struct cst_frame *f,
+			 struct bt_frame *b, struct cst_inline chain[16])
+{
+	b->located = 0;
+	if (!c)
+		return locate(env, f, b, chain);
+	unsigned si = (unsigned)(cst_fib_hash(f->lookup_pc) >> 32) & (ADDR_SETS - 1);
+	struct addr_slot *set = c->slot[si];
+	for (struct addr_slot *s = set; s < set + ADDR_WAYS && s->id; s++)
+		if (s->lookup_pc == f->lookup_pc && s->pc == f->pc && s->signal_frame == f->signal_frame) {
+			b->loc = s->loc;
+			b->jit_map = s->jit_map;
+			b->anon_code = s->anon_code;
+			b->copy_of = s->copy_of;
+			b->located = s->id;
+			return 0;
+		}
+	int ninl = locate(env, f, b, chain);
+	if (ninl <= 1) {
+		b->located = __atomic_add_fetch(&last_located, 1, __ATOMIC_RELAXED);
+		set[c->next[si]++ % ADDR_WAYS] = (struct addr_slot){
+			.lookup_pc = f->lookup_pc, .pc = f->pc, .id = b->located, .signal_frame = f->signal_frame,
+			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
+		};
+	}
+	return ninl;
+}
+
+/* Frame FROM into TO, without what its empty note and invalid registers leave unread. */
+static void frame_copy(struct cst_frame *to, const struct cst_frame *from)
+{
+	memcpy(to, from, offsetof(struct cst_frame, note));
+	memcpy(to->note, from->note, from->note[0] ? sizeof to->note : 1);
+	cst_regs_copy(&to->regs, &from->regs);
 }
 
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
@@ -38,14 +139,15 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		return 0;
 	}
 	struct cst_inline chain[16];
-	unsigned number = 0;
+	size_t keep = limit ? limit : SIZE_MAX;   /* frames kept */
 	/* the thread's frames and their count kept in locals: every store through a frame
 	 * could otherwise change them, as far as the compiler knows */
 	struct bt_frame *frames = t->frames;
 	size_t n = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
 	/* the cursor writes each frame into the thread's next slot, with room for the frames
-	 * of the functions inlined into it, which go before it */
+	 * of the functions inlined into it, which go before it; a frame's number is its
+	 * index */
 	for (;;) {
 		if (n + 16 + 1 > cap) {
 			cap = cap ? 2 * cap : 32;
@@ -70,7 +172,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		f->cfa = 0;
 		/* past the limit, frames are walked up to the next real one, for the CFA of the
 		 * frames before it, and not kept */
-		if (limit && n >= limit) {
+		if (n >= keep) {
 			t->limited = true;
 			if (real)
 				break;
@@ -79,22 +181,22 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		/* the frame's location straight into its slot: the cursor's frame is moved after
 		 * its inlined functions when it has some */
 		struct bt_frame *b = &frames[n];
-		int ninl = cst_symbols_frame(env->syms, f->lookup_pc, f->pc, &b->loc, chain, 16);
-		const char *jit = b->loc.module ? NULL : bt_jit_locate(env->jit, f->lookup_pc, f->pc, &b->loc);
-		/* a signal trampoline known by its code but not by a symbol (glibc's SPARC
-		 * __rt_sigreturn_stub is local): named as gdb names it */
-		if (f->signal_frame && !b->loc.function)
-			b->loc.function = "<signal handler called>";
+		size_t first = n;
+		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
-			own->f = b->f;
+			frame_copy(&own->f, &b->f);
 			own->loc = b->loc;
+			own->jit_map = b->jit_map;
+			own->anon_code = b->anon_code;
+			own->copy_of = b->copy_of;
+			own->located = b->located;
 			b = own;
 			f = &own->f;
 			/* inlined functions first, each a frame of its own at the same pc */
 			for (int i = 0; i + 1 < ninl; i++) {
 				struct bt_frame *in = &frames[n++];
-				in->f = *f;
+				frame_copy(&in->f, f);
 				in->f.marker = CST_MARK_NONE;
 				in->loc = b->loc;
 				in->loc.function = chain[i].function;
@@ -103,23 +205,19 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 				in->loc.file = chain[i].file;
 				in->loc.line = chain[i].line;
 				in->inlined = true;
-				in->number = number++;
+				in->number = (unsigned)(n - 1);
 				in->jit_map = NULL;
 				in->anon_code = false;
 				in->copy_of = NULL;
+				in->located = 0;
 			}
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;
 		}
-		n++;
 		b->inlined = false;
-		b->number = number++;
-		b->jit_map = jit;
-		b->anon_code = !b->loc.module && !jit && cst_target_anon_code(env->target, f->lookup_pc);
-		b->copy_of = !b->loc.module && !jit && !b->anon_code ?
-			     cst_target_copied_code(env->target, f->lookup_pc) : NULL;
+		b->number = (unsigned)n++;
 		if (real) {
-			real_start = n - 1 - (size_t)(ninl > 1 ? ninl - 1 : 0);
+			real_start = first;
 			real_end = n;
 		}
 	}

@@ -18,6 +18,10 @@ struct bt_frame {
 				  * file backs (JIT code no perf map names) */
 	const char *copy_of;     /* outside every module and perf map, in a copy of this file's
 				  * code (cst_target_copied_code), else NULL */
+	uint64_t located;        /* nonzero: the entry of a cache of located frames (bt_addrs)
+				  * that gave the frame its pc, location, jit_map, anon_code and
+				  * copy_of: frames of the same entry have the same ones, and are
+				  * not inlined; 0: a frame located on its own */
 };
 
 struct bt_thread {
@@ -32,7 +36,20 @@ struct bt_thread {
 				  * (-CST_E_LIMIT when LIMITED) */
 	bool limited;            /* bt_walk's LIMIT cut the walk: more frames follow */
 	char stop[384];          /* stop reason (a path in it escaped, escape.h) */
+	struct bt_addrs *addrs;  /* set by the caller: the frames bt_walk located before
+				  * (bt_addrs_new), or NULL */
 };
+
+/* A bounded cache of located frames, for bt_walk: the threads of a process return to the
+ * same addresses, whose frames get the same location, JIT map, anonymous code and copy.
+ * A frame is found again by its lookup address, pc and kind (signal frame or not); one with
+ * inlined functions is located every time.  Each entry has a number of its own, unique in
+ * the program (bt_frame.located), which the printers' caches may key a frame's line by.
+ * A cache serves the walks of one unwind environment (its symbols, perf map and target
+ * unchanged while the cache lives).  bt_addrs_new returns NULL when out of memory (every
+ * frame is located). */
+struct bt_addrs *bt_addrs_new(void);
+void bt_addrs_free(struct bt_addrs *c);
 
 /* What is printed above the threads. */
 struct bt_process {

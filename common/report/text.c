@@ -177,7 +177,9 @@ static void put_number(struct line *l, unsigned n)
 
 /* What frame B's line after its number depends on: the line is the same bytes for every
  * frame with the same key (the strings are compared by address: they stay unchanged while
- * the process they come from is open). */
+ * the process they come from is open).  A frame that a cache located (bt_frame.located) is
+ * keyed by its entry's number in place of its pc and location, which the number stands
+ * for. */
 struct line_key {
 	uint64_t pc, module_base;
 	const char *function, *module, *file, *jit_map, *copy_of;
@@ -186,10 +188,18 @@ struct line_key {
 };
 _Static_assert(sizeof(struct line_key) == 64, "struct line_key has no padding to compare");
 
-enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_MARKER_SHIFT = 4 };
+enum { KEY_INLINED = 1, KEY_MISMATCH = 2, KEY_ANON_CODE = 4, KEY_COLOR = 8, KEY_LOCATED = 16,
+       KEY_MARKER_SHIFT = 5 };
 
-static void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
+static inline void line_key_of(struct line_key *k, const struct bt_frame *b, bool color)
 {
+	if (b->located) {
+		*k = (struct line_key){
+			.pc = b->located,
+			.flags = KEY_LOCATED | (color ? KEY_COLOR : 0) | (uint32_t)b->f.marker << KEY_MARKER_SHIFT,
+		};
+		return;
+	}
 	k->pc = b->f.pc;
 	k->module_base = b->loc.module_base;
 	k->function = b->loc.function;
@@ -227,7 +237,7 @@ struct line_slot {
  * keys: the threads of a pool print the same frames.  At most THREAD_SETS * LINES_WAYS *
  * (THREAD_FRAMES * 64 + LINE_BUFFER) bytes. */
 #define THREAD_FRAMES 256
-#define THREAD_SETS 16
+#define THREAD_SETS 64
 
 struct thread_slot {
 	uint64_t hash;
@@ -406,12 +416,14 @@ static void thread_lines(struct line *l, const struct bt_thread *t, const struct
 		numbered &= t->frames[i].number == i;
 		h = cst_fib_hash(h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags);
 	}
-	unsigned si = (unsigned)(h >> 60) % THREAD_SETS;
+	unsigned si = (unsigned)(h >> 40) % THREAD_SETS;
 	struct thread_slot *set = c->threads[si];
 	size_t keys = t->n * sizeof *c->keys;
 	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
 		if (set[w].n == t->n && set[w].hash == h && memcmp(set[w].keys, c->keys, keys) == 0) {
-			put(l, set[w].text, set[w].len);
+			/* straight from the kept text: the line holds the thread's header */
+			line_flush(l);
+			fwrite(set[w].text, 1, set[w].len, l->out);
 			return;
 		}
 	size_t start = l->n;

@@ -765,7 +765,9 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	current = s;
 	Dwfl_Module *exe;
 	int n = report_nt_file(s, &exe);
-	uint64_t notes = note_bytes(c);
+	/* the notes counted only for libdwfl's search: a core of many threads has a program
+	 * header per stack */
+	uint64_t notes = n == 0 && cst_core_nmappings(c) == 0 ? note_bytes(c) : 0;
 	char why[160];
 	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
 		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "

@@ -11,6 +11,7 @@
 #include "backtrace.h"
 #include "core.h"
 #include "process.h"
+#include "threads_core.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -22,8 +23,6 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#define CORE_NAME "fp_crash_threads.core"   /* tests/run.sh's key of "crash threads", fp */
 
 static char copy[4200];
 
@@ -141,20 +140,9 @@ static struct cst_process *open_copy(void)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "/tmp";
-	const char *cores = getenv("CORESTACK_TEST_CORES");
-	char from[4200], made[4200] = "";
-	snprintf(from, sizeof from, "%s/%s", cores ? cores : "", CORE_NAME);
-	if (!cores || access(from, R_OK) != 0) {
-		char cmd[9000];
-		snprintf(made, sizeof made, "%s/core-cold.%d.made.core", dir, (int)getpid());
-		snprintf(cmd, sizeof cmd, "python3 tests/lib/mkcore.py crash '%s' '%s/../threads-fp' >/dev/null",
-			 made, dir);
-		if (system(cmd) != 0) {
-			printf("FAIL core_cold: no core of the threads program: %s failed\n", cmd);
-			return 1;
-		}
-		snprintf(from, sizeof from, "%s", made);
-	}
+	char from[4200], made[4200];
+	if (!threads_core(dir, "core_cold", from, sizeof from, made, sizeof made))
+		return 1;
 	snprintf(copy, sizeof copy, "%s/core-cold.%d.core", dir, (int)getpid());
 	bool copied = copy_core(from);
 	if (made[0])

@@ -5,7 +5,9 @@
  * build-id mismatch), with colour and without, with -v, with names that need escapes or do
  * not fit a slot, with frame numbers past 99, and with more distinct lines than the cache
  * holds; whole threads that differ from one another in one frame, in their frame numbers or
- * count, printed in turns.  And a line is indeed served from the cache: a frame whose string
+ * count, printed in turns; frames numbered by a cache of located frames (bt_frame.located)
+ * with each marker, and a frame without a number whose key would read as one.  And a line
+ * is indeed served from the cache (by its number, for a numbered frame): a frame whose string
  * changed in place (which the cache's contract rules out) still prints its first text. */
 #include "backtrace.h"
 #include "frames.h"
@@ -172,6 +174,44 @@ int main(void)
 		}
 	for (int k = 0; k < 7; k++)
 		bt_thread_free(&v[k]);
+	unit_end();
+
+	/* frames a cache of located frames numbered (bt_frame.located): one number, each
+	 * marker; a frame without a number whose key reads as the number's would */
+	unit_begin("lines_located");
+	t.n = 0;
+	for (int k = 0; k < 6; k++) {
+		b = add(&t);
+		b->f.pc = 0x401000;
+		b->f.marker = (enum cst_marker)(k % 3);
+		b->located = 7;
+		b->loc.function = names[0];
+		b->loc.module = modules[0];
+	}
+	b = add(&t);
+	b->f.pc = 7;
+	b = add(&t);
+	b->f.pc = 0x401000;
+	b->loc.function = names[1];
+	b->located = 8;
+	same_with_cache(&t, c, "located frames");
+	/* the number stands for the location: a frame of the same number prints the line of
+	 * the first, whatever its own location says (which the number's contract rules out) */
+	t.n = 0;
+	b = add(&t);
+	b->f.pc = 0x401000;
+	b->located = 9;
+	b->loc.function = names[0];
+	b = add(&t);
+	b->f.pc = 0x401000;
+	b->located = 9;
+	b->loc.function = names[1];
+	b->number = 0;
+	struct bt_options ol = { .lines = c };
+	char *both = print(&t, &ol);
+	unit_expect(both && strstr(both, names[0]) && !strstr(both, names[1]),
+		    "the second frame of number 9 was not printed from the cache:\n%s", both ? both : "(null)");
+	free(both);
 	unit_end();
 
 	unit_begin("lines_served_from_cache");
