@@ -104,13 +104,19 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 			int r = __builtin_ctzll(m);
 			out->val[r] = cfa + (uint64_t)row->reg[r].n;
 		}
+		const struct cst_target *t = u->env->target;
+		struct cst_target_span span = cst_target_span_now(t, arch->addr_size);
 		for (todo &= row->saved; todo; todo &= todo - 1) {
 			int r = __builtin_ctzll(todo);
 			uint64_t v, addr = cfa + (uint64_t)row->reg[r].n;
-			if (cst_target_read_word(u->env->target, addr, arch->addr_size, &v) < 0) {
-				if ((rc = unreadable(u, r, addr)) < 0)
-					return rc;
-				continue;
+			if (!cst_span_word(&span, addr, &v)) {
+				rc = cst_target_read_word(t, addr, arch->addr_size, &v);
+				span = cst_target_span_now(t, arch->addr_size);   /* the read may move it */
+				if (rc < 0) {
+					if ((rc = unreadable(u, r, addr)) < 0)
+						return rc;
+					continue;
+				}
 			}
 			out->val[r] = v;
 			got |= 1ull << r;

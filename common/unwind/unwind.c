@@ -136,15 +136,6 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 	return -CST_E_NO_FUNC;
 }
 
-/* The function of the current frame: looked up once per frame, for the outermost check,
- * the instruction analysis and the tail-call check. */
-static const struct cst_func *cur_func(struct cst_unwind *u)
-{
-	if (u->cur_fn_state == 0)
-		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
-	return u->cur_fn_state > 0 ? &u->cur_fn : NULL;
-}
-
 /* ---- what is known of an address, remembered ------------------------------------- */
 
 /* The threads of a core share most of their return addresses, and what the cursor asks of
@@ -217,6 +208,9 @@ struct cst_ra_record {
 	struct cst_ra_record *caller;   /* the record last found for the caller of a frame at
 					 * RA: the threads that share a return address mostly
 					 * share their caller's */
+	struct cst_ra_record *plain;    /* a caller's record (at its return address and lookup
+					 * address) whose step from an ordinary frame at RA was
+					 * found plain (plain_step), or NULL */
 	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
@@ -231,6 +225,15 @@ struct cst_ra_record {
 	struct cst_call_site site;
 	struct cst_func fn, target_fn;
 };
+
+/* The function of the current frame: looked up once per frame, for the outermost check,
+ * the instruction analysis and the tail-call check. */
+static const struct cst_func *cur_func(struct cst_unwind *u)
+{
+	if (u->cur_fn_state == 0)
+		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
+	return u->cur_fn_state == 2 ? &u->cur_rec->fn : u->cur_fn_state > 0 ? &u->cur_fn : NULL;
+}
 
 /* Records are allocated RA_BLOCK at a time and freed with the cache. */
 #define RA_BLOCK 256
@@ -1064,38 +1067,63 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 	}
 }
 
+/* Whether what indirect_target and table_path find for the indirect call SITE before
+ * return address RA depends on no register: neither RA's call-site record nor SITE names a
+ * preserved register (they look at no other). */
+static bool site_names_no_register(struct cst_unwind *u, uint64_t ra, const struct cst_call_site *site)
+{
+	struct cst_call_target ct;
+	if (call_record(u, ra, &ct) && ct.kind != CST_TARGET_ADDR && preserved(u, ct.reg))
+		return false;
+	return !preserved(u, site->reg) && !preserved(u, site->base_reg);
+}
+
 /* Queues the frames of the functions that tail-called away between callee F (function
- * CALLEE) and caller C (function CALLER, NULL when unknown). */
+ * CALLEE) and caller C (function CALLER, NULL when unknown).  *BY_ADDRESS is set when
+ * nothing was queued for what the addresses alone decide (the functions, the code, the
+ * target's memory that does not change), whatever the registers: then the same callee and
+ * caller records give the same answer. */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
 				 const struct cst_frame *c, const struct cst_func *caller,
-				 struct cst_ra_record *crec, bool skipped)
+				 struct cst_ra_record *crec, bool skipped, bool *by_address)
 {
 	const struct cst_arch *a = u->env->arch;
+	*by_address = false;
 	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
 		infer_lost_tail_calls(u, f, callee, c, NULL);   /* F runs in a signal handler */
 		return;
 	}
-	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
+	const bool fixed = u->env->target->ops->fixed;
+	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee) {
+		*by_address = fixed;
 		return;
+	}
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site buf;
 	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
-	if (!site)
+	if (!site) {
+		*by_address = fixed;
 		return;
+	}
 	char how[48];
 	how[0] = 0;
 	uint64_t t = site->target;
 	if (!site->direct && !indirect_target(u, c, site, &t, how, sizeof how)) {
 		infer_lost_tail_calls(u, f, callee, c, site);
+		*by_address = fixed && u->qlen == 0 && site_names_no_register(u, c->pc, site);
 		return;
 	}
 	struct cst_func tf;
 	if (!call_target_func(u, site->direct ? crec : NULL, t, &t, &tf) || same_function(&tf, callee) ||
-	    pieces_of_one(u, &tf, callee))
+	    pieces_of_one(u, &tf, callee)) {
+		*by_address = fixed && site->direct;
 		return;
-	if (tf.start != t)
+	}
+	if (tf.start != t) {
+		*by_address = fixed && site->direct;
 		return;                                   /* not a function entry: not a call we know */
+	}
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
@@ -1392,10 +1420,22 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
+	struct cst_ra_record *rec = caller_record(u, c->pc);
+	const bool ordinary = u->cur_rec && !u->cur_is_context && !f->signal_frame;
+	if (ordinary && rec && u->cur_rec->plain == rec) {
+		/* what the rest of the step decides by the two records alone, decided before */
+		c->lookup_pc = rec->lookup;
+		c->callee_cfa = f->cfa;
+		c->cfa = 0;
+		u->cur = !u->cur;
+		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+		u->cur_rec = rec;
+		u->cur_is_context = false;
+		return emit(u, c, out);
+	}
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
-	struct cst_ra_record *rec = caller_record(u, c->pc);
 	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
 	if (!rf.known) {
 		const char *copy = NULL;
@@ -1426,28 +1466,35 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	if (rec && c->lookup_pc != rec->lookup)
 		rec = NULL;             /* what it records of the lookup address is another's */
 	struct cst_func caller;
-	int caller_state;
+	const struct cst_func *caller_fn;
 	if (rec) {
-		const struct cst_func *fn = record_func(u, rec);
-		caller_state = fn ? 1 : -1;
-		if (fn)
-			caller = *fn;
+		caller_fn = record_func(u, rec);
 	} else {
-		caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
+		caller_fn = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? &caller : NULL;
 	}
 	/* Bounds guessed from the code's layout alone (entries.h) could make a piece of one
 	 * function look like another: no lost tail call is searched there. */
 	const struct cst_func *callee_fn = cur_func(u);
-	if ((callee_fn && callee_fn->uncertain) || (caller_state > 0 && caller.uncertain))
+	bool plain = false;          /* the rest of the step is decided by the records alone */
+	if ((callee_fn && callee_fn->uncertain) || (caller_fn && caller_fn->uncertain))
 		snprintf(c->note, sizeof c->note,
 			 "function bounds guessed from the code's layout: lost tail calls not searched");
 	else if (!entered_callee(c, callee_fn, rec))
-		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, rec,
-				     step.caller_skipped);
+		find_lost_tail_calls(u, f, callee_fn, c, caller_fn, rec, step.caller_skipped, &plain);
+	else
+		plain = true;
+	/* the next step from a frame at the callee's record to one at REC goes straight there */
+	if (plain && ordinary && rec && rf.known && !c->signal_frame && !ff.fault_callee)
+		u->cur_rec->plain = rec;
 	bool interrupted = f->signal_frame;
 	u->cur = !u->cur;              /* C is the current frame now */
-	u->cur_fn = caller;
-	u->cur_fn_state = caller_state;
+	if (rec) {
+		u->cur_fn_state = caller_fn ? 2 : -1;
+	} else {
+		if (caller_fn)
+			u->cur_fn = caller;
+		u->cur_fn_state = caller_fn ? 1 : -1;
+	}
 	u->cur_rec = rec;
 	u->cur_is_context = interrupted;
 	if (u->qlen == 0)
