@@ -57,6 +57,10 @@ static struct cst_frame *cur_frame(struct cst_unwind *u)
 	return &u->slot[u->cur];
 }
 
+static inline const struct cst_func *cur_func(struct cst_unwind *u);
+
+static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc);
+
 int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs)
 {
 	/* field by field: the cursor's queue of frames needs no clearing */
@@ -80,6 +84,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	f->lookup_pc = f->pc;
 	f->found_by = CST_FOUND_CONTEXT;
 	u->cur_is_context = true;
+	u->cur_rec = context_record(u, f->pc);
 	return 0;
 }
 
@@ -93,6 +98,7 @@ int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, co
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc - 1;
 	u->cur_is_context = false;
+	u->cur_rec = NULL;
 	return 0;
 }
 
@@ -147,6 +153,8 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 
 struct addr_cache {
 	struct cst_memo *ras;    /* struct cst_ra_record * by return address */
+	struct cst_memo *ctx;    /* struct cst_ra_record * by the pc of a thread's innermost
+				  * frame (its lookup address: RA_FACTS unused) */
 	struct ra_block *blocks; /* where the records are, newest first */
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address, for frames
 				  * looked up at an exact pc (frame 0, a signal's callers) */
@@ -188,6 +196,17 @@ struct fn_facts {
 	bool fault_callee;       /* one of arch->fault_callees */
 };
 
+/* Callers remembered per record: a function called through a pointer from a few places. */
+#define RA_CALLERS 4
+
+struct caller_link {
+	struct cst_ra_record *rec;   /* the caller's record, NULL: none yet */
+	bool plain;              /* the step from a frame at the record that holds the link to
+				  * a caller at REC (its lookup address REC's) needs nothing but
+				  * the caller's registers: what the rest of it decides, the two
+				  * records decided before */
+};
+
 /* What the cursor learns of one return address RA and of the function around its lookup
  * address (RA less one byte, or arch->ra_offset bytes: a caller's), all of which depends
  * on those addresses alone: a step asks for its caller's record once and finds there what
@@ -205,12 +224,11 @@ struct cst_ra_record {
 	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
 				  * and TARGET_FN (TARGET_FOUND) */
 	bool target_found;
-	struct cst_ra_record *caller;   /* the record last found for the caller of a frame at
-					 * RA: the threads that share a return address mostly
-					 * share their caller's */
-	struct cst_ra_record *plain;    /* a caller's record (at its return address and lookup
-					 * address) whose step from an ordinary frame at RA was
-					 * found plain (plain_step), or NULL */
+	struct caller_link callers[RA_CALLERS];  /* the records last found for the caller of
+						  * a frame at RA: the threads that share a return
+						  * address mostly share their caller's, or one of a
+						  * few */
+	uint8_t next_caller;     /* the link replaced next */
 	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
@@ -225,15 +243,6 @@ struct cst_ra_record {
 	struct cst_call_site site;
 	struct cst_func fn, target_fn;
 };
-
-/* The function of the current frame: looked up once per frame, for the outermost check,
- * the instruction analysis and the tail-call check. */
-static const struct cst_func *cur_func(struct cst_unwind *u)
-{
-	if (u->cur_fn_state == 0)
-		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
-	return u->cur_fn_state == 2 ? &u->cur_rec->fn : u->cur_fn_state > 0 ? &u->cur_fn : NULL;
-}
 
 /* Records are allocated RA_BLOCK at a time and freed with the cache. */
 #define RA_BLOCK 256
@@ -252,6 +261,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		if (!ac)
 			return NULL;
 		ac->ras = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
+		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
@@ -273,6 +283,7 @@ static void addr_cache_free(struct cst_unwind_env *env)
 		cst_memo_each(ac->rows, free_analysed, NULL);
 		cst_memo_free(ac->rows);
 		cst_memo_free(ac->ras);
+		cst_memo_free(ac->ctx);
 		for (struct ra_block *b = ac->blocks, *next; b; b = next) {
 			next = b->next;
 			free(b);
@@ -580,6 +591,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 		return 0;
 	struct cst_frame *f = cur_frame(&u), *c = &u.slot[!u.cur];
 	*f = *callee;
+	u.cur_rec = NULL;          /* CALLEE's lookup address may not be its pc */
 	struct cst_step out = { .origin = origin };
 	int rc = climb(&u, f, cur_func(&u), callee->found_by == CST_FOUND_CONTEXT, c, &out);
 	if (rc <= 0 || c->found_by != caller->found_by)
@@ -1205,6 +1217,24 @@ static inline const struct cst_func *record_func(struct cst_unwind *u, struct cs
 	return r->fn_state > 0 ? &r->fn : NULL;
 }
 
+/* Looks up the function of the current frame: its record's, or by its lookup address. */
+static void cur_func_find(struct cst_unwind *u)
+{
+	if (u->cur_rec)
+		u->cur_fn_state = record_func(u, u->cur_rec) ? 2 : -1;
+	else
+		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
+}
+
+/* The function of the current frame: looked up once per frame, for the outermost check,
+ * the instruction analysis and the tail-call check. */
+static inline const struct cst_func *cur_func(struct cst_unwind *u)
+{
+	if (u->cur_fn_state == 0)
+		cur_func_find(u);
+	return u->cur_fn_state == 2 ? &u->cur_rec->fn : u->cur_fn_state > 0 ? &u->cur_fn : NULL;
+}
+
 /* Whether the current frame's function is one of the architecture's outermost functions
  * and fault callees, remembered per lookup address. */
 static struct fn_facts cur_fn_facts(struct cst_unwind *u)
@@ -1262,14 +1292,14 @@ static uint64_t caller_lookup(const struct cst_arch *a, uint64_t ra)
 	return a->ra_offset ? ra - a->ra_offset : ra - 1;
 }
 
-/* The record of return address RA, with its facts (struct ra_facts); NULL when it is not
- * kept (no memory, or past the bound: then everything is asked address by address). */
-static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
+/* The record of RA, looked up at LOOKUP, in MEMO (one of ADDR_CACHE's), created when it is
+ * not there yet; NULL when it is not kept (no memory, or past the bound: then everything
+ * is asked address by address).  *MADE: it was created. */
+static struct cst_ra_record *record_in(struct addr_cache *ac, struct cst_memo *memo, uint64_t ra,
+				       uint64_t lookup, bool *made)
 {
-	struct addr_cache *ac = addr_cache(u);
-	if (!ac)
-		return NULL;
-	struct cst_ra_record *const *m = cst_memo_get(ac->ras, ra);
+	*made = false;
+	struct cst_ra_record *const *m = cst_memo_get(memo, ra);
 	if (m)
 		return *m;
 	struct ra_block *b = ac->blocks;
@@ -1281,26 +1311,55 @@ static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
 		ac->blocks = b;
 	}
 	struct cst_ra_record *r = &b->rec[b->used];
-	if (!cst_memo_put(ac->ras, ra, &r))
+	if (!cst_memo_put(memo, ra, &r))
 		return NULL;
 	b->used++;
 	memset(r, 0, sizeof *r);
 	r->ra = ra;
-	r->lookup = caller_lookup(u->env->arch, ra);
-	r->ra_facts = ra_facts(u, ra);
+	r->lookup = lookup;
+	*made = true;
 	return r;
 }
 
-/* ra_record for return address RA of the current frame's caller, through the link from
- * the current frame's record when it leads there. */
-static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra)
+/* The record of return address RA, with its facts (struct ra_facts), or NULL (record_in). */
+static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
+{
+	struct addr_cache *ac = addr_cache(u);
+	bool made;
+	struct cst_ra_record *r = ac ? record_in(ac, ac->ras, ra, caller_lookup(u->env->arch, ra), &made) : NULL;
+	if (r && made)
+		r->ra_facts = ra_facts(u, ra);
+	return r;
+}
+
+/* The record of a thread's innermost frame at PC (its lookup address), or NULL: what the
+ * threads that stopped at one pc share is kept as for a return address.  Not without
+ * symbols, where the caller may give frame 0's function itself (tests/unit/cursor.c). */
+static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
+{
+	struct addr_cache *ac = u->env->syms ? addr_cache(u) : NULL;
+	bool made;
+	return ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+}
+
+/* ra_record for return address RA of the current frame's caller, through the links from
+ * the current frame's record when one leads there; *LINK: that link, or the one made (NULL
+ * when the current frame has no record, or RA none). */
+static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra, struct caller_link **link)
 {
 	struct cst_ra_record *from = u->cur_rec;
-	if (from && from->caller && from->caller->ra == ra)
-		return from->caller;
-	struct cst_ra_record *r = ra_record(u, ra);
+	*link = NULL;
 	if (from)
-		from->caller = r;
+		for (int i = 0; i < RA_CALLERS; i++)
+			if (from->callers[i].rec && from->callers[i].rec->ra == ra) {
+				*link = &from->callers[i];
+				return from->callers[i].rec;
+			}
+	struct cst_ra_record *r = ra_record(u, ra);
+	if (from && r) {
+		*link = &from->callers[from->next_caller++ % RA_CALLERS];
+		**link = (struct caller_link){ .rec = r, .plain = false };
+	}
 	return r;
 }
 
@@ -1420,10 +1479,13 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
-	struct cst_ra_record *rec = caller_record(u, c->pc);
-	const bool ordinary = u->cur_rec && !u->cur_is_context && !f->signal_frame;
-	if (ordinary && rec && u->cur_rec->plain == rec) {
+	struct caller_link *link;
+	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
+	const bool ordinary = u->cur_rec && !f->signal_frame;
+	if (ordinary && link && link->plain) {
 		/* what the rest of the step decides by the two records alone, decided before */
+		if (u->cur_is_context && !step.fp_record)
+			c->marker = CST_MARK_RECOVERED_CALLER;
 		c->lookup_pc = rec->lookup;
 		c->callee_cfa = f->cfa;
 		c->cfa = 0;
@@ -1484,8 +1546,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	else
 		plain = true;
 	/* the next step from a frame at the callee's record to one at REC goes straight there */
-	if (plain && ordinary && rec && rf.known && !c->signal_frame && !ff.fault_callee)
-		u->cur_rec->plain = rec;
+	if (plain && ordinary && link && rec && rf.known && !c->signal_frame && !ff.fault_callee)
+		link->plain = true;
 	bool interrupted = f->signal_frame;
 	u->cur = !u->cur;              /* C is the current frame now */
 	if (rec) {
