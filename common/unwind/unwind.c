@@ -232,6 +232,8 @@ struct cst_ra_record {
 	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
+	bool rung_cfi;           /* RUNG is the CFI rung (else the analysis rung) */
+	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
@@ -488,22 +490,22 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	} else {
 		return;
 	}
+	r->rung_cfi = s->step == cst_cfi_step;
+	r->rung_found_by = (uint8_t)s->found_by;
 	r->rung = (int8_t)(i + 1);
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
- * applies it, with the same results.  *NEXT: the rung after it, where the ladder goes on
- * when it declines. */
+ * applies it, with the same results.  When it declines, the ladder goes on at the rung
+ * after it. */
 static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
-			   struct cst_frame *c, struct cst_step *out, const struct cst_strategy **next)
+			   struct cst_frame *c, struct cst_step *out)
 {
-	const struct cst_strategy *s = &u->env->arch->ladder[r->rung - 1];
 	uint64_t cfa;
 	bool frame_record;
-	*next = s + 1;
-	c->found_by = s->found_by;
+	c->found_by = r->rung_found_by;
 	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
-	if (s->step == cst_cfi_step) {
+	if (r->rung_cfi) {
 		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
 		out->fp_record = frame_record;
 		if (rc > 0)
@@ -561,9 +563,9 @@ static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, str
 	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
 	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
 	if (r && r->rung) {
-		const struct cst_strategy *next;
-		int rc = remembered_rung(u, r, f, c, out, &next);
-		return rc != -CST_E_DECODE ? rc : climb_from(u, f, fn, context, c, out, next, NULL);
+		int rc = remembered_rung(u, r, f, c, out);
+		return rc != -CST_E_DECODE ? rc :
+		       climb_from(u, f, fn, context, c, out, &u->env->arch->ladder[r->rung], NULL);
 	}
 	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
 }
