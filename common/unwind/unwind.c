@@ -1436,67 +1436,16 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	return 1;
 }
 
-int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
+/* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
+ * what the caller's return address (its record REC, reached by LINK; ORDINARY: F is not a
+ * signal frame and has a record) and lookup address decide, the lost tail calls between
+ * the two (F's facts FF, the rung's report STEP), and the frame handed out in OUT.  Not
+ * inlined: most steps end before it, and their code stays small. */
+static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c,
+		struct cst_ra_record *rec, struct caller_link *link, bool ordinary, struct fn_facts ff,
+		struct cst_step step, struct cst_frame *out)
 {
 	const struct cst_arch *a = u->env->arch;
-	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
-	if (u->qlen > 0)
-		return hand_out(u, out);
-	if (u->cur_pending) {
-		u->cur_pending = false;
-		return emit(u, cur_frame(u), out);
-	}
-	if (u->stop != CST_STOP_NONE)
-		return finish(u);
-	if (!u->started) {
-		u->started = true;
-		return emit(u, cur_frame(u), out);
-	}
-	if (u->nframes >= max)
-		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
-
-	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
-	struct cst_step step = { .origin = NULL };
-	u->stop_detail[0] = 0;
-	struct fn_facts ff = cur_fn_facts(u);
-	if (ff.outermost)
-		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
-	if (rc == 0)
-		return end_at(u, f);
-	if (rc < 0) {
-		if (u->stop != CST_STOP_NONE)
-			return finish(u);
-		if (rc == -CST_E_MEMORY)
-			return stop(u, CST_STOP_READ, rc, NULL);
-		return stop(u, CST_STOP_NO_RULE, rc, "no unwind rule for pc 0x%" PRIx64, f->pc);
-	}
-	cst_reg_get(&c->regs, a->pc_reg, &c->pc);
-	cst_reg_get(&c->regs, a->sp_reg, &c->sp);
-	/* The stack check comes first: a zero return address read from a frame below the
-	 * callee's is garbage, not the outermost frame.  A caller in the callee's register
-	 * window (SPARC leaf context) keeps the callee's %sp. */
-	if (c->sp <= f->sp && !f->signal_frame && !(step.same_sp && c->sp == f->sp))
-		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
-			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
-	if (c->pc == 0)
-		return end_at(u, f);
-	struct caller_link *link;
-	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
-	const bool ordinary = u->cur_rec && !f->signal_frame;
-	if (ordinary && link && link->plain) {
-		/* what the rest of the step decides by the two records alone, decided before */
-		if (u->cur_is_context && !step.fp_record)
-			c->marker = CST_MARK_RECOVERED_CALLER;
-		c->lookup_pc = rec->lookup;
-		c->callee_cfa = f->cfa;
-		c->cfa = 0;
-		u->cur = !u->cur;
-		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
-		u->cur_rec = rec;
-		u->cur_is_context = false;
-		return emit(u, c, out);
-	}
 	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
 	 * code too: their frames are found by the frame-pointer chain, but they do not end a
 	 * walk cleanly (end_at) */
@@ -1565,6 +1514,70 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return emit(u, c, out);
 	u->cur_pending = true;     /* handed out after the frames inserted before it */
 	return hand_out(u, out);
+}
+
+int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
+{
+	const struct cst_arch *a = u->env->arch;
+	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
+	if (u->qlen > 0)
+		return hand_out(u, out);
+	if (u->cur_pending) {
+		u->cur_pending = false;
+		return emit(u, cur_frame(u), out);
+	}
+	if (u->stop != CST_STOP_NONE)
+		return finish(u);
+	if (!u->started) {
+		u->started = true;
+		return emit(u, cur_frame(u), out);
+	}
+	if (u->nframes >= max)
+		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
+
+	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
+	struct cst_step step = { .origin = NULL };
+	u->stop_detail[0] = 0;
+	struct fn_facts ff = cur_fn_facts(u);
+	if (ff.outermost)
+		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
+	if (rc == 0)
+		return end_at(u, f);
+	if (rc < 0) {
+		if (u->stop != CST_STOP_NONE)
+			return finish(u);
+		if (rc == -CST_E_MEMORY)
+			return stop(u, CST_STOP_READ, rc, NULL);
+		return stop(u, CST_STOP_NO_RULE, rc, "no unwind rule for pc 0x%" PRIx64, f->pc);
+	}
+	cst_reg_get(&c->regs, a->pc_reg, &c->pc);
+	cst_reg_get(&c->regs, a->sp_reg, &c->sp);
+	/* The stack check comes first: a zero return address read from a frame below the
+	 * callee's is garbage, not the outermost frame.  A caller in the callee's register
+	 * window (SPARC leaf context) keeps the callee's %sp. */
+	if (c->sp <= f->sp && !f->signal_frame && !(step.same_sp && c->sp == f->sp))
+		return stop(u, CST_STOP_SP, -CST_E_LIMIT,
+			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
+	if (c->pc == 0)
+		return end_at(u, f);
+	struct caller_link *link;
+	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
+	const bool ordinary = u->cur_rec && !f->signal_frame;
+	if (ordinary && link && link->plain) {
+		/* what the rest of the step decides by the two records alone, decided before */
+		if (u->cur_is_context && !step.fp_record)
+			c->marker = CST_MARK_RECOVERED_CALLER;
+		c->lookup_pc = rec->lookup;
+		c->callee_cfa = f->cfa;
+		c->cfa = 0;
+		u->cur = !u->cur;
+		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+		u->cur_rec = rec;
+		u->cur_is_context = false;
+		return emit(u, c, out);
+	}
+	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
 }
 
 void cst_unwind_env_free(struct cst_unwind_env *env)
