@@ -202,10 +202,22 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A field of the core's notes, in the core's byte order. */
-static uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
+/* A field of the core's notes, in the core's byte order: words of 4 and 8 bytes (every
+ * note header has three of the first) in one load. */
+static inline uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
 {
-	return cst_word(p, size, c->arch->big_endian);
+	bool be = c->arch->big_endian;
+	if (size == 4) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return be ? be32toh(v) : le32toh(v);
+	}
+	if (size == 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return be ? be64toh(v) : le64toh(v);
+	}
+	return cst_word(p, size, be);
 }
 
 /* ---- memory ---------------------------------------------------------------------- */
@@ -248,12 +260,19 @@ static int cmp_map(const void *a, const void *b)
  * segments are allowed: a few earlier ones are looked at too. */
 static size_t load_span(struct cst_core *c, uint64_t addr, uint64_t *off)
 {
-	/* the segment of the last read, when the search would find it first */
-	if (c->last_load < c->nloads) {
-		const struct load *l = &c->loads[c->last_load];
+	/* the segment of the last read or one near it (the next thread's stack, past a guard
+	 * page's segment), when the search would find it first: it holds ADDR and the next
+	 * segment starts above ADDR */
+	static const int near[] = { 0, -2, 2, -1, 1 };
+	for (size_t k = 0; k < sizeof near / sizeof near[0]; k++) {
+		size_t i = c->last_load + (size_t)(ptrdiff_t)near[k];
+		if (i >= c->nloads)
+			continue;
+		const struct load *l = &c->loads[i];
 		uint64_t rel = addr - l->vaddr;
 		if (addr >= l->vaddr && rel < l->avail &&
-		    (c->last_load + 1 == c->nloads || c->loads[c->last_load + 1].vaddr > addr)) {
+		    (i + 1 == c->nloads || c->loads[i + 1].vaddr > addr)) {
+			c->last_load = i;
 			*off = l->offset + rel;
 			return l->avail - rel;
 		}
@@ -773,7 +792,7 @@ struct note_reader {
 
 /* N bytes (at most NOTE_WINDOW) at file offset OFF, through R's window; NULL when the file
  * ends before them (it shrank since it was opened) or cannot be read. */
-static const uint8_t *note_bytes(struct cst_core *c, struct note_reader *r, uint64_t off, size_t n)
+static inline const uint8_t *note_bytes(struct cst_core *c, struct note_reader *r, uint64_t off, size_t n)
 {
 	if (off >= r->base && off - r->base <= r->len && n <= r->len - (off - r->base))
 		return r->buf + (off - r->base);
@@ -1078,14 +1097,20 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			  nph, (unsigned long long)eh.e_phoff);
 		goto bad;
 	}
-	c->loads = calloc(nph ? nph : 1, sizeof *c->loads);
+	/* every field of a load is set below: no clearing */
+	c->loads = malloc((nph ? nph : 1) * sizeof *c->loads);
 	if (!c->loads) {
 		rc = cst_fail(err, errlen, -CST_E_NOMEM, "out of memory");
 		goto bad;
 	}
+	/* the headers of a 64-bit core as libelf holds them, without a copy through gelf for
+	 * each of its thousands of segments */
+	const Elf64_Phdr *phdrs = gelf_getclass(c->elf) == ELFCLASS64 ? elf64_getphdr(c->elf) : NULL;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(c->elf, (int)i, &ph))
+		if (phdrs)
+			ph = phdrs[i];
+		else if (!gelf_getphdr(c->elf, (int)i, &ph))
 			continue;
 		if (ph.p_type == PT_NOTE) {
 			if ((rc = parse_notes(c, &ph)) < 0) {

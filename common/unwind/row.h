@@ -32,6 +32,10 @@ struct cst_rule {
 	const Dwarf_Op *ops;     /* the expression, owned by the CFI it came from */
 };
 
+/* Saved registers a plain row (cst_row.plain) lists: x86-64 saves at most rbx, rbp, r12-r15
+ * and the return address. */
+#define CST_ROW_SAVED 8
+
 enum cst_cfa_kind {
 	CST_CFA_NONE,            /* no usable CFA rule */
 	CST_CFA_REG,             /* register cfa_reg + cfa_off */
@@ -53,6 +57,13 @@ struct cst_row {
 	bool indexed;            /* DEFINED, SAME, SAVED and AT_CFA are set (cst_row_index); false in a
 				  * row zeroed or built field by field: every register's rule is
 				  * looked at */
+	bool plain;              /* set by cst_row_index: the CFA is a register (0..63) plus an
+				  * offset, every rule is SAME, OFFSET or VAL_OFFSET, and at most
+				  * CST_ROW_SAVED registers are saved (a frame record's row, most
+				  * CFI rows): applied without the general loop */
+	uint8_t nsaved;          /* a plain row's saved registers, lowest first: SAVED_REG[i] at */
+	uint8_t saved_reg[CST_ROW_SAVED];  /* CFA + SAVED_OFF[i] bytes */
+	int64_t saved_off[CST_ROW_SAVED];
 	uint64_t defined;        /* bit r: reg[r] is not CST_RULE_UNDEFINED */
 	uint64_t same;           /* bit r: reg[r] is CST_RULE_SAME (most of a row's rules: the
 				  * preserved registers a function leaves alone), copied at once */
@@ -95,7 +106,7 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		  const struct cst_regs *in, struct cst_regs *out, uint64_t *cfa,
 		  bool *frame_record, struct cst_reg_origin *origin);
 
-/* Sets ROW's DEFINED, SAME, SAVED and AT_CFA from its rules for registers 0..NREGS-1 (NREGS <= 64), for a
+/* Sets ROW's DEFINED, SAME, SAVED, AT_CFA and PLAIN (with its list) from its rules for registers 0..NREGS-1 (NREGS <= 64), for a
  * row kept and applied many times: cst_row_apply then looks at those rules alone.  ROW's
  * rules must not change after. */
 void cst_row_index(struct cst_row *row, int nregs);

@@ -57,6 +57,10 @@ static struct cst_frame *cur_frame(struct cst_unwind *u)
 	return &u->slot[u->cur];
 }
 
+static inline const struct cst_func *cur_func(struct cst_unwind *u);
+
+static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc);
+
 int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs)
 {
 	/* field by field: the cursor's queue of frames needs no clearing */
@@ -80,6 +84,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	f->lookup_pc = f->pc;
 	f->found_by = CST_FOUND_CONTEXT;
 	u->cur_is_context = true;
+	u->cur_rec = context_record(u, f->pc);
 	return 0;
 }
 
@@ -93,6 +98,7 @@ int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, co
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc - 1;
 	u->cur_is_context = false;
+	u->cur_rec = NULL;
 	return 0;
 }
 
@@ -136,15 +142,6 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
 	return -CST_E_NO_FUNC;
 }
 
-/* The function of the current frame: looked up once per frame, for the outermost check,
- * the instruction analysis and the tail-call check. */
-static const struct cst_func *cur_func(struct cst_unwind *u)
-{
-	if (u->cur_fn_state == 0)
-		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
-	return u->cur_fn_state > 0 ? &u->cur_fn : NULL;
-}
-
 /* ---- what is known of an address, remembered ------------------------------------- */
 
 /* The threads of a core share most of their return addresses, and what the cursor asks of
@@ -156,6 +153,8 @@ static const struct cst_func *cur_func(struct cst_unwind *u)
 
 struct addr_cache {
 	struct cst_memo *ras;    /* struct cst_ra_record * by return address */
+	struct cst_memo *ctx;    /* struct cst_ra_record * by the pc of a thread's innermost
+				  * frame (its lookup address: RA_FACTS unused) */
 	struct ra_block *blocks; /* where the records are, newest first */
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address, for frames
 				  * looked up at an exact pc (frame 0, a signal's callers) */
@@ -197,6 +196,17 @@ struct fn_facts {
 	bool fault_callee;       /* one of arch->fault_callees */
 };
 
+/* Callers remembered per record: a function called through a pointer from a few places. */
+#define RA_CALLERS 4
+
+struct caller_link {
+	struct cst_ra_record *rec;   /* the caller's record, NULL: none yet */
+	bool plain;              /* the step from a frame at the record that holds the link to
+				  * a caller at REC (its lookup address REC's) needs nothing but
+				  * the caller's registers: what the rest of it decides, the two
+				  * records decided before */
+};
+
 /* What the cursor learns of one return address RA and of the function around its lookup
  * address (RA less one byte, or arch->ra_offset bytes: a caller's), all of which depends
  * on those addresses alone: a step asks for its caller's record once and finds there what
@@ -214,12 +224,16 @@ struct cst_ra_record {
 	int8_t target_state;     /* 0 not resolved, 1 the direct call's target is known: ENTRY
 				  * and TARGET_FN (TARGET_FOUND) */
 	bool target_found;
-	struct cst_ra_record *caller;   /* the record last found for the caller of a frame at
-					 * RA: the threads that share a return address mostly
-					 * share their caller's */
+	struct caller_link callers[RA_CALLERS];  /* the records last found for the caller of
+						  * a frame at RA: the threads that share a return
+						  * address mostly share their caller's, or one of a
+						  * few */
+	uint8_t next_caller;     /* the link replaced next */
 	int8_t rung;             /* RUNG_NONE, or the rung that found the caller at LOOKUP with
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
+	bool rung_cfi;           /* RUNG is the CFI rung (else the analysis rung) */
+	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
@@ -249,6 +263,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		if (!ac)
 			return NULL;
 		ac->ras = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
+		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
@@ -270,6 +285,7 @@ static void addr_cache_free(struct cst_unwind_env *env)
 		cst_memo_each(ac->rows, free_analysed, NULL);
 		cst_memo_free(ac->rows);
 		cst_memo_free(ac->ras);
+		cst_memo_free(ac->ctx);
 		for (struct ra_block *b = ac->blocks, *next; b; b = next) {
 			next = b->next;
 			free(b);
@@ -474,22 +490,22 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	} else {
 		return;
 	}
+	r->rung_cfi = s->step == cst_cfi_step;
+	r->rung_found_by = (uint8_t)s->found_by;
 	r->rung = (int8_t)(i + 1);
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
- * applies it, with the same results.  *NEXT: the rung after it, where the ladder goes on
- * when it declines. */
+ * applies it, with the same results.  When it declines, the ladder goes on at the rung
+ * after it. */
 static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
-			   struct cst_frame *c, struct cst_step *out, const struct cst_strategy **next)
+			   struct cst_frame *c, struct cst_step *out)
 {
-	const struct cst_strategy *s = &u->env->arch->ladder[r->rung - 1];
 	uint64_t cfa;
 	bool frame_record;
-	*next = s + 1;
-	c->found_by = s->found_by;
+	c->found_by = r->rung_found_by;
 	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
-	if (s->step == cst_cfi_step) {
+	if (r->rung_cfi) {
 		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
 		out->fp_record = frame_record;
 		if (rc > 0)
@@ -547,9 +563,9 @@ static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, str
 	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
 	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
 	if (r && r->rung) {
-		const struct cst_strategy *next;
-		int rc = remembered_rung(u, r, f, c, out, &next);
-		return rc != -CST_E_DECODE ? rc : climb_from(u, f, fn, context, c, out, next, NULL);
+		int rc = remembered_rung(u, r, f, c, out);
+		return rc != -CST_E_DECODE ? rc :
+		       climb_from(u, f, fn, context, c, out, &u->env->arch->ladder[r->rung], NULL);
 	}
 	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
 }
@@ -577,6 +593,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 		return 0;
 	struct cst_frame *f = cur_frame(&u), *c = &u.slot[!u.cur];
 	*f = *callee;
+	u.cur_rec = NULL;          /* CALLEE's lookup address may not be its pc */
 	struct cst_step out = { .origin = origin };
 	int rc = climb(&u, f, cur_func(&u), callee->found_by == CST_FOUND_CONTEXT, c, &out);
 	if (rc <= 0 || c->found_by != caller->found_by)
@@ -1064,38 +1081,63 @@ static void infer_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *
 	}
 }
 
+/* Whether what indirect_target and table_path find for the indirect call SITE before
+ * return address RA depends on no register: neither RA's call-site record nor SITE names a
+ * preserved register (they look at no other). */
+static bool site_names_no_register(struct cst_unwind *u, uint64_t ra, const struct cst_call_site *site)
+{
+	struct cst_call_target ct;
+	if (call_record(u, ra, &ct) && ct.kind != CST_TARGET_ADDR && preserved(u, ct.reg))
+		return false;
+	return !preserved(u, site->reg) && !preserved(u, site->base_reg);
+}
+
 /* Queues the frames of the functions that tail-called away between callee F (function
- * CALLEE) and caller C (function CALLER, NULL when unknown). */
+ * CALLEE) and caller C (function CALLER, NULL when unknown).  *BY_ADDRESS is set when
+ * nothing was queued for what the addresses alone decide (the functions, the code, the
+ * target's memory that does not change), whatever the registers: then the same callee and
+ * caller records give the same answer. */
 static void find_lost_tail_calls(struct cst_unwind *u, const struct cst_frame *f, const struct cst_func *callee,
 				 const struct cst_frame *c, const struct cst_func *caller,
-				 struct cst_ra_record *crec, bool skipped)
+				 struct cst_ra_record *crec, bool skipped, bool *by_address)
 {
 	const struct cst_arch *a = u->env->arch;
+	*by_address = false;
 	if (u->env->syms && c->signal_frame && !f->signal_frame && callee) {
 		infer_lost_tail_calls(u, f, callee, c, NULL);   /* F runs in a signal handler */
 		return;
 	}
-	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee)
+	const bool fixed = u->env->target->ops->fixed;
+	if (!u->env->syms || !a->call_before || c->signal_frame || f->signal_frame || !callee) {
+		*by_address = fixed;
 		return;
+	}
 	if (c->lookup_pc == c->pc)
 		return;                 /* an exact pc (a fault callee's caller) follows no call */
 	struct cst_call_site buf;
 	const struct cst_call_site *site = call_before(u, crec, caller, c->pc, &buf);
-	if (!site)
+	if (!site) {
+		*by_address = fixed;
 		return;
+	}
 	char how[48];
 	how[0] = 0;
 	uint64_t t = site->target;
 	if (!site->direct && !indirect_target(u, c, site, &t, how, sizeof how)) {
 		infer_lost_tail_calls(u, f, callee, c, site);
+		*by_address = fixed && u->qlen == 0 && site_names_no_register(u, c->pc, site);
 		return;
 	}
 	struct cst_func tf;
 	if (!call_target_func(u, site->direct ? crec : NULL, t, &t, &tf) || same_function(&tf, callee) ||
-	    pieces_of_one(u, &tf, callee))
+	    pieces_of_one(u, &tf, callee)) {
+		*by_address = fixed && site->direct;
 		return;
-	if (tf.start != t)
+	}
+	if (tf.start != t) {
+		*by_address = fixed && site->direct;
 		return;                                   /* not a function entry: not a call we know */
+	}
 
 	struct path_search ps = { .callee = callee, .budget = 256 };
 	search_paths(u, &ps, t, 0);
@@ -1177,6 +1219,24 @@ static inline const struct cst_func *record_func(struct cst_unwind *u, struct cs
 	return r->fn_state > 0 ? &r->fn : NULL;
 }
 
+/* Looks up the function of the current frame: its record's, or by its lookup address. */
+static void cur_func_find(struct cst_unwind *u)
+{
+	if (u->cur_rec)
+		u->cur_fn_state = record_func(u, u->cur_rec) ? 2 : -1;
+	else
+		u->cur_fn_state = cst_unwind_func(u, cur_frame(u)->lookup_pc, &u->cur_fn) == 0 ? 1 : -1;
+}
+
+/* The function of the current frame: looked up once per frame, for the outermost check,
+ * the instruction analysis and the tail-call check. */
+static inline const struct cst_func *cur_func(struct cst_unwind *u)
+{
+	if (u->cur_fn_state == 0)
+		cur_func_find(u);
+	return u->cur_fn_state == 2 ? &u->cur_rec->fn : u->cur_fn_state > 0 ? &u->cur_fn : NULL;
+}
+
 /* Whether the current frame's function is one of the architecture's outermost functions
  * and fault callees, remembered per lookup address. */
 static struct fn_facts cur_fn_facts(struct cst_unwind *u)
@@ -1234,14 +1294,14 @@ static uint64_t caller_lookup(const struct cst_arch *a, uint64_t ra)
 	return a->ra_offset ? ra - a->ra_offset : ra - 1;
 }
 
-/* The record of return address RA, with its facts (struct ra_facts); NULL when it is not
- * kept (no memory, or past the bound: then everything is asked address by address). */
-static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
+/* The record of RA, looked up at LOOKUP, in MEMO (one of ADDR_CACHE's), created when it is
+ * not there yet; NULL when it is not kept (no memory, or past the bound: then everything
+ * is asked address by address).  *MADE: it was created. */
+static struct cst_ra_record *record_in(struct addr_cache *ac, struct cst_memo *memo, uint64_t ra,
+				       uint64_t lookup, bool *made)
 {
-	struct addr_cache *ac = addr_cache(u);
-	if (!ac)
-		return NULL;
-	struct cst_ra_record *const *m = cst_memo_get(ac->ras, ra);
+	*made = false;
+	struct cst_ra_record *const *m = cst_memo_get(memo, ra);
 	if (m)
 		return *m;
 	struct ra_block *b = ac->blocks;
@@ -1253,26 +1313,55 @@ static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
 		ac->blocks = b;
 	}
 	struct cst_ra_record *r = &b->rec[b->used];
-	if (!cst_memo_put(ac->ras, ra, &r))
+	if (!cst_memo_put(memo, ra, &r))
 		return NULL;
 	b->used++;
 	memset(r, 0, sizeof *r);
 	r->ra = ra;
-	r->lookup = caller_lookup(u->env->arch, ra);
-	r->ra_facts = ra_facts(u, ra);
+	r->lookup = lookup;
+	*made = true;
 	return r;
 }
 
-/* ra_record for return address RA of the current frame's caller, through the link from
- * the current frame's record when it leads there. */
-static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra)
+/* The record of return address RA, with its facts (struct ra_facts), or NULL (record_in). */
+static struct cst_ra_record *ra_record(struct cst_unwind *u, uint64_t ra)
+{
+	struct addr_cache *ac = addr_cache(u);
+	bool made;
+	struct cst_ra_record *r = ac ? record_in(ac, ac->ras, ra, caller_lookup(u->env->arch, ra), &made) : NULL;
+	if (r && made)
+		r->ra_facts = ra_facts(u, ra);
+	return r;
+}
+
+/* The record of a thread's innermost frame at PC (its lookup address), or NULL: what the
+ * threads that stopped at one pc share is kept as for a return address.  Not without
+ * symbols, where the caller may give frame 0's function itself (tests/unit/cursor.c). */
+static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
+{
+	struct addr_cache *ac = u->env->syms ? addr_cache(u) : NULL;
+	bool made;
+	return ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+}
+
+/* ra_record for return address RA of the current frame's caller, through the links from
+ * the current frame's record when one leads there; *LINK: that link, or the one made (NULL
+ * when the current frame has no record, or RA none). */
+static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra, struct caller_link **link)
 {
 	struct cst_ra_record *from = u->cur_rec;
-	if (from && from->caller && from->caller->ra == ra)
-		return from->caller;
-	struct cst_ra_record *r = ra_record(u, ra);
+	*link = NULL;
 	if (from)
-		from->caller = r;
+		for (int i = 0; i < RA_CALLERS; i++)
+			if (from->callers[i].rec && from->callers[i].rec->ra == ra) {
+				*link = &from->callers[i];
+				return from->callers[i].rec;
+			}
+	struct cst_ra_record *r = ra_record(u, ra);
+	if (from && r) {
+		*link = &from->callers[from->next_caller++ % RA_CALLERS];
+		**link = (struct caller_link){ .rec = r, .plain = false };
+	}
 	return r;
 }
 
@@ -1347,6 +1436,86 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	return 1;
 }
 
+/* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
+ * what the caller's return address (its record REC, reached by LINK; ORDINARY: F is not a
+ * signal frame and has a record) and lookup address decide, the lost tail calls between
+ * the two (F's facts FF, the rung's report STEP), and the frame handed out in OUT.  Not
+ * inlined: most steps end before it, and their code stays small. */
+static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_frame *f, struct cst_frame *c,
+		struct cst_ra_record *rec, struct caller_link *link, bool ordinary, struct fn_facts ff,
+		struct cst_step step, struct cst_frame *out)
+{
+	const struct cst_arch *a = u->env->arch;
+	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
+	 * code too: their frames are found by the frame-pointer chain, but they do not end a
+	 * walk cleanly (end_at) */
+	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
+	if (!rf.known) {
+		const char *copy = NULL;
+		bool anon = cst_target_anon_code(u->env->target, c->pc - 1);
+		if (!anon && !(copy = cst_target_copied_code(u->env->target, c->pc - 1)))
+			return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
+				    "return address 0x%" PRIx64 " is outside every module", c->pc);
+		if (!c->note[0] && anon)
+			snprintf(c->note, sizeof c->note, "code no file backs (JIT or anonymous memory)");
+		else if (!c->note[0])
+			snprintf(c->note, sizeof c->note, "a copy of %s's code outside its module", copy);
+	}
+
+	/* A caller's return address may be the first byte of the next function: look it up one
+	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
+	c->lookup_pc = f->signal_frame ? c->pc : caller_lookup(a, c->pc);
+	if (ff.fault_callee)
+		c->lookup_pc = c->pc;   /* entered as if called at the faulting instruction */
+	if (rf.signal_frame || rf.cfi_signal) {
+		c->signal_frame = true;
+		c->lookup_pc = c->pc;
+	}
+	if (u->cur_is_context && !step.fp_record)
+		c->marker = CST_MARK_RECOVERED_CALLER;
+	/* the callee's CFA is known now; the caller's own only when its caller is found */
+	c->callee_cfa = f->cfa;
+	c->cfa = 0;
+	if (rec && c->lookup_pc != rec->lookup)
+		rec = NULL;             /* what it records of the lookup address is another's */
+	struct cst_func caller;
+	const struct cst_func *caller_fn;
+	if (rec) {
+		caller_fn = record_func(u, rec);
+	} else {
+		caller_fn = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? &caller : NULL;
+	}
+	/* Bounds guessed from the code's layout alone (entries.h) could make a piece of one
+	 * function look like another: no lost tail call is searched there. */
+	const struct cst_func *callee_fn = cur_func(u);
+	bool plain = false;          /* the rest of the step is decided by the records alone */
+	if ((callee_fn && callee_fn->uncertain) || (caller_fn && caller_fn->uncertain))
+		snprintf(c->note, sizeof c->note,
+			 "function bounds guessed from the code's layout: lost tail calls not searched");
+	else if (!entered_callee(c, callee_fn, rec))
+		find_lost_tail_calls(u, f, callee_fn, c, caller_fn, rec, step.caller_skipped, &plain);
+	else
+		plain = true;
+	/* the next step from a frame at the callee's record to one at REC goes straight there */
+	if (plain && ordinary && link && rec && rf.known && !c->signal_frame && !ff.fault_callee)
+		link->plain = true;
+	bool interrupted = f->signal_frame;
+	u->cur = !u->cur;              /* C is the current frame now */
+	if (rec) {
+		u->cur_fn_state = caller_fn ? 2 : -1;
+	} else {
+		if (caller_fn)
+			u->cur_fn = caller;
+		u->cur_fn_state = caller_fn ? 1 : -1;
+	}
+	u->cur_rec = rec;
+	u->cur_is_context = interrupted;
+	if (u->qlen == 0)
+		return emit(u, c, out);
+	u->cur_pending = true;     /* handed out after the frames inserted before it */
+	return hand_out(u, out);
+}
+
 int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 {
 	const struct cst_arch *a = u->env->arch;
@@ -1392,68 +1561,23 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
-	/* code no file backs (a JIT's), and a copy of a file's code outside its module, are
-	 * code too: their frames are found by the frame-pointer chain, but they do not end a
-	 * walk cleanly (end_at) */
-	struct cst_ra_record *rec = caller_record(u, c->pc);
-	struct ra_facts rf = rec ? rec->ra_facts : ra_facts(u, c->pc);
-	if (!rf.known) {
-		const char *copy = NULL;
-		bool anon = cst_target_anon_code(u->env->target, c->pc - 1);
-		if (!anon && !(copy = cst_target_copied_code(u->env->target, c->pc - 1)))
-			return stop(u, CST_STOP_NO_RULE, -CST_E_NO_FUNC,
-				    "return address 0x%" PRIx64 " is outside every module", c->pc);
-		if (!c->note[0] && anon)
-			snprintf(c->note, sizeof c->note, "code no file backs (JIT or anonymous memory)");
-		else if (!c->note[0])
-			snprintf(c->note, sizeof c->note, "a copy of %s's code outside its module", copy);
-	}
-
-	/* A caller's return address may be the first byte of the next function: look it up one
-	 * byte back, unless the frame below is a signal trampoline (the pc is exact). */
-	c->lookup_pc = f->signal_frame ? c->pc : caller_lookup(a, c->pc);
-	if (ff.fault_callee)
-		c->lookup_pc = c->pc;   /* entered as if called at the faulting instruction */
-	if (rf.signal_frame || rf.cfi_signal) {
-		c->signal_frame = true;
-		c->lookup_pc = c->pc;
-	}
-	if (u->cur_is_context && !step.fp_record)
-		c->marker = CST_MARK_RECOVERED_CALLER;
-	/* the callee's CFA is known now; the caller's own only when its caller is found */
-	c->callee_cfa = f->cfa;
-	c->cfa = 0;
-	if (rec && c->lookup_pc != rec->lookup)
-		rec = NULL;             /* what it records of the lookup address is another's */
-	struct cst_func caller;
-	int caller_state;
-	if (rec) {
-		const struct cst_func *fn = record_func(u, rec);
-		caller_state = fn ? 1 : -1;
-		if (fn)
-			caller = *fn;
-	} else {
-		caller_state = cst_unwind_func(u, c->lookup_pc, &caller) == 0 ? 1 : -1;
-	}
-	/* Bounds guessed from the code's layout alone (entries.h) could make a piece of one
-	 * function look like another: no lost tail call is searched there. */
-	const struct cst_func *callee_fn = cur_func(u);
-	if ((callee_fn && callee_fn->uncertain) || (caller_state > 0 && caller.uncertain))
-		snprintf(c->note, sizeof c->note,
-			 "function bounds guessed from the code's layout: lost tail calls not searched");
-	else if (!entered_callee(c, callee_fn, rec))
-		find_lost_tail_calls(u, f, callee_fn, c, caller_state > 0 ? &caller : NULL, rec,
-				     step.caller_skipped);
-	bool interrupted = f->signal_frame;
-	u->cur = !u->cur;              /* C is the current frame now */
-	u->cur_fn = caller;
-	u->cur_fn_state = caller_state;
-	u->cur_rec = rec;
-	u->cur_is_context = interrupted;
-	if (u->qlen == 0)
+	struct caller_link *link;
+	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
+	const bool ordinary = u->cur_rec && !f->signal_frame;
+	if (ordinary && link && link->plain) {
+		/* what the rest of the step decides by the two records alone, decided before */
+		if (u->cur_is_context && !step.fp_record)
+			c->marker = CST_MARK_RECOVERED_CALLER;
+		c->lookup_pc = rec->lookup;
+		c->callee_cfa = f->cfa;
+		c->cfa = 0;
+		u->cur = !u->cur;
+		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+		u->cur_rec = rec;
+		u->cur_is_context = false;
 		return emit(u, c, out);
-	u->cur_pending = true;     /* handed out after the frames inserted before it */
-	return hand_out(u, out);
+	}
+	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
 }
 
 void cst_unwind_env_free(struct cst_unwind_env *env)

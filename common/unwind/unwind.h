@@ -136,7 +136,8 @@ struct cst_unwind {
 				   * is built in: a step swaps them instead of copying */
 	int cur;
 	struct cst_func cur_fn;   /* cur's function, once looked up */
-	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, -1 no function known */
+	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, 2 it is cur_rec's
+				   * function (not copied), -1 no function known */
 	struct cst_ra_record *cur_rec;  /* what is remembered of cur's return address and lookup
 					 * address (unwind.c), or NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */

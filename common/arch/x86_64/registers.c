@@ -29,10 +29,17 @@ static const int user_regs_dwarf[27] = {
  * NT_PRSTATUS and ptrace's NT_PRSTATUS register set. */
 static void from_user_regs(const uint64_t words[27], struct cst_regs *out)
 {
+	uint64_t valid = 0;         /* the numbers are 0..16: no bounds to check */
+#pragma GCC unroll 27               /* a move per register, the table folded in: once a thread */
+	for (int i = 0; i < 27; i++) {
+		int r = user_regs_dwarf[i];
+		if (r >= 0) {
+			out->val[r] = words[i];
+			valid |= 1ull << r;
+		}
+	}
 	cst_regs_clear(out);
-	for (int i = 0; i < 27; i++)
-		if (user_regs_dwarf[i] >= 0)
-			cst_reg_set(out, user_regs_dwarf[i], words[i]);
+	out->valid[0] = valid;
 }
 
 /* NT_PRSTATUS is struct elf_prstatus (include/uapi/linux/elfcore.h), 336 bytes on x86-64:
