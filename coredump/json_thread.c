@@ -46,6 +46,22 @@ static char *int_or_null(char *o, bool present, int64_t v)
 	return present ? jw_put_int(o, v) : LIT(o, "null");
 }
 
+/* A frame's index: a thread's first hundred frames in one or two digits without a division
+ * loop (jw_put_int for the others) */
+static char *frame_index(char *o, unsigned v)
+{
+	if (v < 10) {
+		*o = (char)('0' + v);
+		return o + 1;
+	}
+	if (v < 100) {
+		o[0] = (char)('0' + v / 10);
+		o[1] = (char)('0' + v % 10);
+		return o + 2;
+	}
+	return jw_put_int(o, v);
+}
+
 static char *boolean(char *o, bool v)
 {
 	return v ? LIT(o, "true") : LIT(o, "false");
@@ -94,7 +110,9 @@ static char *location(char *o, const struct bt_frame *b, size_t lfn, size_t lsym
 /* Pcs and locations rendered before, by pc: the frames of a process's threads share most of their
  * pcs.  A slot is reused when the pc, the inlined flag and the whole struct cst_location are
  * those it was rendered from (the location's strings compared by address: they stay
- * unchanged while the process is open, and the cache is dropped with its document).
+ * unchanged while the process is open, and the cache is dropped with its document), or when
+ * it was rendered from a frame of the same entry of a cache of located frames
+ * (bt_frame.located, which stands for all of those).
  * Fixed size: NSLOTS slots of at most FRAGMENT_MAX bytes; longer locations are rendered
  * every time. */
 #define NSLOTS_BITS 10
@@ -105,12 +123,25 @@ struct fragment {
 	bool used, inlined;
 	uint16_t len;
 	uint64_t pc;
+	uint64_t located;        /* bt_frame.located of the frame rendered */
 	struct cst_location loc;
 	char bytes[FRAGMENT_MAX];
 };
 
+/* The members from "found_by" to "cfa"'s key for each provenance and marker, rendered once
+ * (len 0: not yet): under 40 bytes each token, and the keys. */
+#define COUNT_FOUND_BY(e, tok, desc) + 1
+enum { N_FOUND_BY = 0 CST_FOUND_BY(COUNT_FOUND_BY), N_MARKERS = CST_MARK_LOST_TAIL_CALL + 1 };
+#define PROVENANCE_MAX 128
+
+struct provenance {
+	uint8_t len;
+	char bytes[PROVENANCE_MAX];
+};
+
 struct bt_json_frames {
 	struct fragment slot[NSLOTS];
+	struct provenance provenance[N_FOUND_BY][N_MARKERS];
 };
 
 void bt_json_frames_free(struct bt_json_frames *c)
@@ -126,8 +157,35 @@ static struct fragment *fragment_of(struct bt_json_frames *c, const struct bt_fr
 
 static bool fragment_is(const struct fragment *x, const struct bt_frame *b)
 {
+	if (b->located && x->located == b->located)
+		return true;     /* a located frame is not inlined: its entry stands for the rest */
 	return x->used && x->pc == b->f.pc && x->inlined == b->inlined &&
 	       memcmp(&x->loc, &b->loc, sizeof x->loc) == 0;
+}
+
+/* The members from "found_by" to "cfa"'s key of frame B, written at O; returns the end.  O
+ * has room for PROVENANCE_MAX bytes. */
+static char *provenance(char *o, const struct bt_frame *b)
+{
+	o = LIT(o, ",\"found_by\":");
+	o = token(o, cst_found_by_token(b->f.found_by));
+	o = LIT(o, ",\"marker\":");
+	o = token(o, cst_marker_name(b->f.marker));
+	return LIT(o, ",\"cfa\":");
+}
+
+/* provenance through cache C (NULL: none) */
+static char *provenance_cached(char *o, const struct bt_frame *b, struct bt_json_frames *c)
+{
+	if (!c || (unsigned)b->f.found_by >= N_FOUND_BY || (unsigned)b->f.marker >= N_MARKERS)
+		return provenance(o, b);
+	struct provenance *p = &c->provenance[b->f.found_by][b->f.marker];
+	if (!p->len) {
+		char *end = provenance(p->bytes, b);
+		p->len = (uint8_t)(end - p->bytes);
+	}
+	memcpy(o, p->bytes, p->len);
+	return o + p->len;
 }
 
 static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames *cache)
@@ -150,7 +208,7 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 	if (!o)
 		return;
 	o = LIT(o, "{\"index\":");
-	o = jw_put_int(o, b->number);
+	o = frame_index(o, b->number);
 	if (hit) {
 		memcpy(o, x->bytes, x->len);
 		o += x->len;
@@ -162,16 +220,13 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 			x->used = true;
 			x->inlined = b->inlined;
 			x->pc = b->f.pc;
+			x->located = b->located;
 			x->loc = *l;
 			x->len = (uint16_t)n;
 			memcpy(x->bytes, start, n);
 		}
 	}
-	o = LIT(o, ",\"found_by\":");
-	o = token(o, cst_found_by_token(b->f.found_by));
-	o = LIT(o, ",\"marker\":");
-	o = token(o, cst_marker_name(b->f.marker));
-	o = LIT(o, ",\"cfa\":");
+	o = provenance_cached(o, b, cache);
 	o = hex(o, b->f.cfa != 0, b->f.cfa);
 	o = LIT(o, ",\"note\":");
 	o = str(o, note, lnote);

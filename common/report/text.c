@@ -149,18 +149,30 @@ static void put_hex(struct line *l, uint64_t v, int width)
 	put(l, p, (size_t)len);
 }
 
+/* The two decimal digits of 0..99, for put_dec */
+#define DEC_PAIRS10(t) t "0" t "1" t "2" t "3" t "4" t "5" t "6" t "7" t "8" t "9"
+static const char dec_pairs[201] = DEC_PAIRS10("0") DEC_PAIRS10("1") DEC_PAIRS10("2") DEC_PAIRS10("3")
+	DEC_PAIRS10("4") DEC_PAIRS10("5") DEC_PAIRS10("6") DEC_PAIRS10("7") DEC_PAIRS10("8") DEC_PAIRS10("9");
+
 static void put_dec(struct line *l, long long v)
 {
+	/* written backwards from the end, two digits a division (a thread id has five or more) */
 	char d[24];
-	int n = 0;
+	char *p = d + sizeof d;
 	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	do {
-		d[23 - n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	for (; u >= 100; u /= 100) {
+		p -= 2;
+		memcpy(p, &dec_pairs[2 * (u % 100)], 2);
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, &dec_pairs[2 * u], 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
-		d[23 - n++] = '-';
-	put(l, d + 24 - n, (size_t)n);
+		*--p = '-';
+	put(l, p, (size_t)(d + sizeof d - p));
 }
 
 /* "#N" as "#%-2u" writes it: the frame number, padded to two columns */
@@ -228,14 +240,16 @@ static bool line_key_equal(const struct line_key *x, const struct line_key *y)
 
 struct line_slot {
 	struct line_key key;
+	uint64_t serial;         /* given when the slot is filled, never given again: it
+				  * stands for KEY in a kept thread's words (thread_word) */
 	uint16_t len;            /* bytes of TEXT; 0: an empty slot (a line ends with '\n') */
 	char text[LINE_TEXT];
 };
 
 /* Threads of at most THREAD_FRAMES frames, whose lines fit in a line's buffer, are also
  * kept whole, in THREAD_SETS sets of LINES_WAYS slots found by a hash of their frames'
- * keys: the threads of a pool print the same frames.  At most THREAD_SETS * LINES_WAYS *
- * (THREAD_FRAMES * 64 + LINE_BUFFER) bytes. */
+ * words (thread_word): the threads of a pool print the same frames.  At most THREAD_SETS *
+ * LINES_WAYS * (THREAD_FRAMES * 8 + LINE_BUFFER) bytes. */
 #define THREAD_FRAMES 256
 #define THREAD_SETS 64
 
@@ -243,14 +257,15 @@ struct thread_slot {
 	uint64_t hash;
 	size_t n;                /* frames; 0: an empty slot */
 	size_t len;              /* bytes of TEXT */
-	struct line_key *keys;   /* N keys, then TEXT, in one allocation */
+	uint64_t *words;         /* N words, then TEXT, in one allocation */
 	char *text;
 };
 
 struct bt_lines {
 	struct line_slot slot[LINES_SETS][LINES_WAYS];
 	unsigned next[LINES_SETS];  /* the way a set's next new line replaces */
-	struct line_key keys[THREAD_FRAMES];   /* the thread being printed */
+	uint64_t last_serial;       /* the last line_slot.serial given */
+	uint64_t words[THREAD_FRAMES];   /* the thread being printed */
 	struct thread_slot threads[THREAD_SETS][LINES_WAYS];
 	unsigned next_thread[THREAD_SETS];  /* the way a set's next new thread replaces */
 };
@@ -264,7 +279,7 @@ void bt_lines_free(struct bt_lines *c)
 {
 	for (size_t i = 0; c && i < THREAD_SETS; i++)
 		for (size_t w = 0; w < LINES_WAYS; w++)
-			free(c->threads[i][w].keys);
+			free(c->threads[i][w].words);
 	free(c);
 }
 
@@ -330,26 +345,36 @@ static void frame_text(struct line *l, const struct bt_frame *b, const struct bt
 	put(l, "\n", 1);
 }
 
+/* The slot of cache C that holds the line of key K, or NULL. */
+static const struct line_slot *line_find(const struct bt_lines *c, const struct line_key *k)
+{
+	const struct line_slot *set = c->slot[line_set(k)];
+	for (unsigned i = 0; i < LINES_WAYS && set[i].len; i++)
+		if (line_key_equal(&set[i].key, k))
+			return &set[i];
+	return NULL;
+}
+
 /* frame_text through O->lines: copied from the cache when a frame of the same key was
  * rendered before, else rendered and kept. */
 static void frame_text_cached(struct line *l, const struct bt_frame *b, const struct bt_options *o)
 {
 	struct line_key k;
 	line_key_of(&k, b, o->color);
-	unsigned si = line_set(&k);
-	struct line_slot *set = o->lines->slot[si];
-	for (unsigned i = 0; i < LINES_WAYS && set[i].len; i++)
-		if (line_key_equal(&set[i].key, &k)) {
-			put(l, set[i].text, set[i].len);
-			return;
-		}
+	const struct line_slot *found = line_find(o->lines, &k);
+	if (found) {
+		put(l, found->text, found->len);
+		return;
+	}
 	size_t start = l->n;
 	unsigned flushes = l->flushes;
 	frame_text(l, b, o);
 	if (l->flushes != flushes || l->n - start > LINE_TEXT)
 		return;
-	struct line_slot *s = &set[o->lines->next[si]++ % LINES_WAYS];
+	unsigned si = line_set(&k);
+	struct line_slot *s = &o->lines->slot[si][o->lines->next[si]++ % LINES_WAYS];
 	s->key = k;
+	s->serial = ++o->lines->last_serial;
 	s->len = (uint16_t)(l->n - start);
 	memcpy(s->text, l->b + start, s->len);
 }
@@ -401,26 +426,53 @@ static void header_line(struct line *l, const struct bt_thread *t, const struct 
 	put(l, "\n", 1);
 }
 
-/* T's frame lines added to L, and written with its stop reason */
+/* thread_word of a frame that no entry of a cache located: its line's slot (out of line:
+ * most frames were located) */
+static __attribute__((noinline)) uint64_t line_word(const struct bt_lines *c, const struct bt_frame *b,
+						     bool color)
+{
+	struct line_key k;
+	line_key_of(&k, b, color);
+	const struct line_slot *s = line_find(c, &k);
+	return s ? s->serial << 1 : 0;
+}
+
+/* Frame B's word in a kept thread's key: one word for what its line after the number
+ * depends on.  A located frame: its entry's number (which stands for its pc and location,
+ * line_key_of), its marker and the colour; another frame: the serial of the cache's slot
+ * * that holds its line, or 0 when none does (yet).  The two kinds differ
+ * in the lowest bit. */
+static inline uint64_t thread_word(const struct bt_lines *c, const struct bt_frame *b, bool color)
+{
+	_Static_assert(CST_MARK_LOST_TAIL_CALL < 4, "a marker fits in two bits");
+	if (__builtin_expect(b->located != 0, 1))
+		return b->located << 4 | (uint64_t)b->f.marker << 2 | (color ? 2 : 0) | 1;
+	return line_word(c, b, color);
+}
+
 /* T's frame lines through O->lines (T has 1 to THREAD_FRAMES frames, no -v): copied whole
  * when a thread with the same frames (and numbers: each frame's index) was kept, else
- * rendered line by line, and kept. */
+ * rendered line by line, and kept when every frame has a word. */
 static void thread_lines(struct line *l, const struct bt_thread *t, const struct bt_options *o)
 {
 	struct bt_lines *c = o->lines;
-	bool numbered = true;
+	bool numbered = true, worded = true;
 	uint64_t h = t->n;
-	for (size_t i = 0; i < t->n; i++) {
-		struct line_key *k = &c->keys[i];
-		line_key_of(k, &t->frames[i], o->color);
-		numbered &= t->frames[i].number == i;
-		h = cst_fib_hash(h ^ k->pc ^ (uint64_t)(uintptr_t)k->function ^ k->flags);
+	const struct bt_frame *frames = t->frames;
+	uint64_t *words = c->words;
+	size_t n = t->n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w = thread_word(c, &frames[i], o->color);
+		words[i] = w;
+		worded &= w != 0;
+		numbered &= frames[i].number == i;
+		h = cst_fib_hash(h ^ w);
 	}
 	unsigned si = (unsigned)(h >> 40) % THREAD_SETS;
 	struct thread_slot *set = c->threads[si];
-	size_t keys = t->n * sizeof *c->keys;
-	for (unsigned w = 0; numbered && w < LINES_WAYS && set[w].n; w++)
-		if (set[w].n == t->n && set[w].hash == h && memcmp(set[w].keys, c->keys, keys) == 0) {
+	size_t size = n * sizeof *words;
+	for (unsigned w = 0; numbered && worded && w < LINES_WAYS && set[w].n; w++)
+		if (set[w].n == n && set[w].hash == h && memcmp(set[w].words, words, size) == 0) {
 			/* straight from the kept text: the line holds the thread's header */
 			line_flush(l);
 			fwrite(set[w].text, 1, set[w].len, l->out);
@@ -432,17 +484,30 @@ static void thread_lines(struct line *l, const struct bt_thread *t, const struct
 		frame_line(l, &t->frames[i], o);
 	if (!numbered || l->flushes != flushes)
 		return;
+	if (!worded) {
+		/* the lines just rendered are in the cache now, unless too long for it */
+		h = n;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t w = words[i] ? words[i] : thread_word(c, &frames[i], o->color);
+			if (!w)
+				return;
+			words[i] = w;
+			h = cst_fib_hash(h ^ w);
+		}
+		si = (unsigned)(h >> 40) % THREAD_SETS;
+		set = c->threads[si];
+	}
 	size_t len = l->n - start;
 	struct thread_slot *e = &set[c->next_thread[si] % LINES_WAYS];
-	void *p = realloc(e->keys, keys + len);
+	void *p = realloc(e->words, size + len);
 	if (!p)
 		return;
-	e->keys = p;
-	e->text = (char *)p + keys;
-	memcpy(e->keys, c->keys, keys);
+	e->words = p;
+	e->text = (char *)p + size;
+	memcpy(e->words, words, size);
 	memcpy(e->text, l->b + start, len);
 	e->hash = h;
-	e->n = t->n;
+	e->n = n;
 	e->len = len;
 	c->next_thread[si]++;
 }

@@ -5,7 +5,8 @@
  * line) or in what follows it (found_by, marker, CFA, note, JIT map); with names that need
  * escapes or do not fit a slot, and more distinct pcs than the cache holds.  And a location
  * is indeed served from the cache: a frame whose string changed in place (which the cache's
- * contract rules out) still gives its first text. */
+ * contract rules out) still gives its first text, and so does a frame of a cache of located
+ * frames (bt_frame.located) whose location changed. */
 #include "backtrace.h"
 #include "json_thread.h"
 #include "frames.h"
@@ -138,6 +139,33 @@ int main(void)
 	free(first);
 	free(second);
 	free(fresh);
+	unit_end();
+
+	unit_begin("json_frames_located");
+	t.n = 0;
+	for (int k = 0; k < 6; k++) {   /* three entries of one pc, each with its own location */
+		int e = k % 3;
+		b = add(&t);
+		b->f.pc = 0x700000;
+		b->loc.function = names[e % 2];
+		b->loc.file = files[e / 2];
+		b->located = (1ull << 40) + (uint64_t)e;
+		b->f.found_by = (enum cst_found_by)(k % 4);
+		b->f.marker = (enum cst_marker)(k / 2);
+	}
+	same_with_cache(&t, &c, "entries of one pc");
+	t.n = 0;
+	b = add(&t);
+	b->f.pc = 0x710000;
+	b->loc.function = names[0];
+	b->located = 1ull << 41;
+	first = write_thread(&t, &c);
+	b->loc.function = names[1];   /* what an entry's number stands for, changed (ruled out) */
+	second = write_thread(&t, &c);
+	unit_expect(first && second && strcmp(first, second) == 0,
+		    "the frame of a located entry was not written from the cache: %s", second ? second : "(null)");
+	free(first);
+	free(second);
 	unit_end();
 
 	bt_json_frames_free(c);
