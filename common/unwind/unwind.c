@@ -151,10 +151,17 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
  * core's at as many as it likes, and past the bound an address is asked again each time. */
 #define MAX_ADDR_FACTS (64 * 1024)
 
+/* Records of threads' innermost frames kept at most (a few hundred bytes each): the threads of
+ * a process stop at a few pcs (its waits in the C library, a crash), and the records serve
+ * the threads that share one; a hostile core whose every thread stops somewhere else gets
+ * its innermost frames looked up address by address past this bound. */
+#define MAX_CONTEXT_RECORDS (4 * 1024)
+
 struct addr_cache {
 	struct cst_memo *ras;    /* struct cst_ra_record * by return address */
 	struct cst_memo *ctx;    /* struct cst_ra_record * by the pc of a thread's innermost
-				  * frame (its lookup address: RA_FACTS unused) */
+				  * frame (its lookup address: RA_FACTS unused), at most
+				  * MAX_CONTEXT_RECORDS */
 	struct ra_block *blocks; /* where the records are, newest first */
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address, for frames
 				  * looked up at an exact pc (frame 0, a signal's callers) */
@@ -263,7 +270,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		if (!ac)
 			return NULL;
 		ac->ras = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
-		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
+		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_CONTEXT_RECORDS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
@@ -547,13 +554,13 @@ static int climb_from(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	return -CST_E_NO_FUNC;
 }
 
-/* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
- * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
- * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
+/* Finds the caller of F, the current frame, with the architecture's ladder, top to bottom:
+ * the first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy
+ * left it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
  * record names the rung that answers there goes to it at once: the rungs above it decline
- * there whatever the registers.  Inline in the step, where most frames go no further than
- * that rung. */
-static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+ * there whatever the registers, and its row needs no function.  Inline in the step, where
+ * most frames go no further than that rung. */
+static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, bool context,
 			struct cst_frame *c, struct cst_step *out)
 {
 	out->fp_record = true;
@@ -565,9 +572,9 @@ static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, str
 	if (r && r->rung) {
 		int rc = remembered_rung(u, r, f, c, out);
 		return rc != -CST_E_DECODE ? rc :
-		       climb_from(u, f, fn, context, c, out, &u->env->arch->ladder[r->rung], NULL);
+		       climb_from(u, f, cur_func(u), context, c, out, &u->env->arch->ladder[r->rung], NULL);
 	}
-	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
+	return climb_from(u, f, cur_func(u), context, c, out, u->env->arch->ladder, r);
 }
 
 int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
@@ -595,7 +602,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 	*f = *callee;
 	u.cur_rec = NULL;          /* CALLEE's lookup address may not be its pc */
 	struct cst_step out = { .origin = origin };
-	int rc = climb(&u, f, cur_func(&u), callee->found_by == CST_FOUND_CONTEXT, c, &out);
+	int rc = climb(&u, f, callee->found_by == CST_FOUND_CONTEXT, c, &out);
 	if (rc <= 0 || c->found_by != caller->found_by)
 		memset(origin, 0, sizeof *origin);
 	return 0;
@@ -1541,7 +1548,7 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct fn_facts ff = cur_fn_facts(u);
 	if (ff.outermost)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
+	int rc = climb(u, f, u->cur_is_context, c, &step);
 	if (rc == 0)
 		return end_at(u, f);
 	if (rc < 0) {
