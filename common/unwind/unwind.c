@@ -6,6 +6,7 @@
 #include "error.h"
 #include "memo.h"
 #include "perfmap.h"
+#include "row_plain.h"
 
 #include <elfutils/libdw.h>
 #include <inttypes.h>
@@ -511,7 +512,10 @@ static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_reco
 	uint64_t cfa;
 	bool frame_record;
 	c->found_by = r->rung_found_by;
-	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
+	/* a plain row (most rows) applied inline: this is most steps of a walk */
+	int rc = r->rung_row->plain ?
+		 cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) :
+		 cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
 	if (r->rung_cfi) {
 		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
 		out->fp_record = frame_record;
