@@ -78,9 +78,9 @@ static inline __attribute__((always_inline)) int cst_row_apply_plain(struct cst_
 	/* the same-value rules at once: the callee's valid registers among them */
 	const uint64_t same = row->same & valid;
 	if (arch->nregs <= CST_REGS_SHORT) {
-		/* one block, which the compiler writes as moves: the values of the other
-		 * registers are behind invalid bits or written below */
-		memcpy(out->val, in->val, CST_REGS_SHORT * sizeof out->val[0]);
+		/* one block: the values of the other registers are behind invalid bits or
+		 * written below */
+		cst_regs_copy_short(out->val, in->val);
 	} else {
 		for (uint64_t m = same; m; m &= m - 1) {
 			int r = __builtin_ctzll(m);

@@ -506,7 +506,7 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
  * applies it, with the same results.  When it declines, the ladder goes on at the rung
  * after it. */
-static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
+static inline __attribute__((always_inline)) int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
 			   struct cst_frame *c, struct cst_step *out)
 {
 	uint64_t cfa;
