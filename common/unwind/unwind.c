@@ -43,13 +43,32 @@ void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr)
 	snprintf(u->stop_detail, sizeof u->stop_detail, "cannot read memory at 0x%" PRIx64, addr);
 }
 
+/* Copies FROM's fields before its note, and the note's first bytes, to TO, or clears them
+ * when FROM is NULL (which empties TO's note): four 16-byte moves written out, where the compiler
+ * may make a memcpy or memset of those bytes a string instruction, by the code around it.  The rest of
+ * TO's note is left as it is. */
+static inline void frame_head(struct cst_frame *to, const struct cst_frame *from)
+{
+	_Static_assert(offsetof(struct cst_frame, note) <= 4 * sizeof(cst_pair16) &&
+		       offsetof(struct cst_frame, note) + CST_NOTE_SIZE >= 4 * sizeof(cst_pair16),
+		       "the fields before the note end in the note's first 16-byte move");
+	cst_pair16 *t = (cst_pair16 *)to;
+	if (!from) {
+		const cst_pair16 z = { 0, 0 };
+		t[0] = z; t[1] = z; t[2] = z; t[3] = z;
+		return;
+	}
+	const cst_pair16 *f = (const cst_pair16 *)from;
+	cst_pair16 a = f[0], b = f[1], c = f[2], d = f[3];
+	t[0] = a; t[1] = b; t[2] = c; t[3] = d;
+}
+
 /* Clears F as a new frame: the fields, an empty note and no valid register (the note's
  * bytes past its end and the values behind the valid bits are left as they are: a walk
  * clears one frame per step). */
 static void frame_reset(struct cst_frame *f)
 {
-	memset(f, 0, offsetof(struct cst_frame, note));
-	f->note[0] = 0;
+	frame_head(f, NULL);
 	cst_regs_clear(&f->regs);
 }
 
@@ -1355,19 +1374,24 @@ static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
 	return ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
 }
 
+/* The link from record FROM to the record of return address RA, or NULL. */
+static inline struct caller_link *caller_link(struct cst_ra_record *from, uint64_t ra)
+{
+	for (int i = 0; i < RA_CALLERS; i++)
+		if (from->callers[i].rec && from->callers[i].rec->ra == ra)
+			return &from->callers[i];
+	return NULL;
+}
+
 /* ra_record for return address RA of the current frame's caller, through the links from
  * the current frame's record when one leads there; *LINK: that link, or the one made (NULL
  * when the current frame has no record, or RA none). */
 static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra, struct caller_link **link)
 {
 	struct cst_ra_record *from = u->cur_rec;
+	if (from && (*link = caller_link(from, ra)))
+		return (*link)->rec;
 	*link = NULL;
-	if (from)
-		for (int i = 0; i < RA_CALLERS; i++)
-			if (from->callers[i].rec && from->callers[i].rec->ra == ra) {
-				*link = &from->callers[i];
-				return from->callers[i].rec;
-			}
 	struct cst_ra_record *r = ra_record(u, ra);
 	if (from && r) {
 		*link = &from->callers[from->next_caller++ % RA_CALLERS];
@@ -1420,11 +1444,9 @@ static int finish(struct cst_unwind *u)
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
-	memcpy(out, f, offsetof(struct cst_frame, note));
+	frame_head(out, f);
 	if (f->note[0])
-		memcpy(out->note, f->note, sizeof out->note);
-	else
-		out->note[0] = 0;            /* most frames have none */
+		memcpy(out->note, f->note, sizeof out->note);   /* most frames have none */
 	cst_regs_copy(&out->regs, &f->regs);
 	out->index = u->nframes++;
 	return 1;
@@ -1445,6 +1467,51 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	out->marker = q->marker;
 	memcpy(out->note, q->note, sizeof out->note);
 	return 1;
+}
+
+/* Hands out C, the caller of F found at record REC through a plain link (struct
+ * caller_link): what the rest of the step decides by the two records alone, decided
+ * before.  Returns 1. */
+static inline int hand_out_linked(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *c,
+				  struct cst_ra_record *rec, struct cst_frame *out)
+{
+	c->lookup_pc = rec->lookup;
+	c->callee_cfa = f->cfa;
+	c->cfa = 0;
+	u->cur = !u->cur;              /* C is the current frame now */
+	u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+	u->cur_rec = rec;
+	u->cur_is_context = false;
+	return emit(u, c, out);
+}
+
+/* The step from F, the current frame, an ordinary caller whose record R remembers a rung
+ * with a plain row, when the step is one of those its records decided before: the row gives
+ * the caller C, above F, and a plain link leads from R to the caller's record.  Returns 1
+ * with C handed out in OUT, or 0 when the step is not such a one: the whole step then runs
+ * as for any frame (what was done here is done again, to the same effect: F's registers
+ * read, C's cleared). */
+static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u, struct cst_ra_record *r,
+		struct cst_frame *f, struct cst_frame *c, struct cst_frame *out)
+{
+	const struct cst_arch *a = u->env->arch;
+	uint64_t cfa, pc;
+	bool frame_record;
+	frame_reset(c);
+	if (cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) <= 0 ||
+	    !cst_reg_get(&c->regs, a->pc_reg, &pc) || pc == 0)
+		return 0;
+	/* the stack check of cst_unwind_next, for an ordinary caller */
+	uint64_t sp = cfa - a->stack_bias;
+	struct caller_link *link;
+	if (sp <= f->sp || !(link = caller_link(r, pc)) || !link->plain)
+		return 0;
+	/* as remembered_rung */
+	f->cfa = cfa;
+	c->found_by = !r->rung_cfi && frame_record ? CST_FOUND_FP : r->rung_found_by;
+	c->pc = pc;
+	c->sp = sp;
+	return hand_out_linked(u, f, c, link->rec, out);
 }
 
 /* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
@@ -1547,6 +1614,10 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
+	struct cst_ra_record *r = u->cur_rec;
+	if (r && !u->cur_is_context && !f->signal_frame && r->rung && r->rung_row->plain &&
+	    r->fn_state != 0 && !r->facts.outermost && plain_step(u, r, f, c, out))
+		return 1;
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	struct fn_facts ff = cur_fn_facts(u);
@@ -1576,17 +1647,9 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
 	const bool ordinary = u->cur_rec && !f->signal_frame;
 	if (ordinary && link && link->plain) {
-		/* what the rest of the step decides by the two records alone, decided before */
 		if (u->cur_is_context && !step.fp_record)
 			c->marker = CST_MARK_RECOVERED_CALLER;
-		c->lookup_pc = rec->lookup;
-		c->callee_cfa = f->cfa;
-		c->cfa = 0;
-		u->cur = !u->cur;
-		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
-		u->cur_rec = rec;
-		u->cur_is_context = false;
-		return emit(u, c, out);
+		return hand_out_linked(u, f, c, rec, out);
 	}
 	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
 }
