@@ -260,6 +260,9 @@ struct cst_ra_record {
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
 	bool rung_cfi;           /* RUNG is the CFI rung (else the analysis rung) */
+	bool context;            /* the record of a thread's innermost frame (context_record),
+				  * whose frames are all context frames; else a return address's,
+				  * whose frames are ordinary callers but for a signal's */
 	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
@@ -590,8 +593,11 @@ static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, str
 	out->caller_skipped = false;
 	out->same_sp = false;
 	frame_reset(c);
-	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
-	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
+	/* the rungs that apply depend on the frame's kind too: a record's rung serves the
+	 * frames of the kind it was made for, ordinary callers or innermost frames */
+	struct cst_ra_record *r = f->signal_frame ? NULL : frame_record_of(u, f);
+	if (r && r->context != context)
+		r = NULL;
 	if (r && r->rung) {
 		int rc = remembered_rung(u, r, f, c, out);
 		return rc != -CST_E_DECODE ? rc :
@@ -1371,7 +1377,10 @@ static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
 {
 	struct addr_cache *ac = u->env->syms ? addr_cache(u) : NULL;
 	bool made;
-	return ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+	struct cst_ra_record *r = ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+	if (r && made)
+		r->context = true;
+	return r;
 }
 
 /* The link from record FROM to the record of return address RA, or NULL. */
