@@ -260,6 +260,7 @@ struct cst_ra_record {
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
 	bool rung_cfi;           /* RUNG is the CFI rung (else the analysis rung) */
+	bool rung_plain;         /* RUNG_ROW is plain (row.h): a step may go through plain_step */
 	bool context;            /* the record of a thread's innermost frame (context_record),
 				  * whose frames are all context frames; else a return address's,
 				  * whose frames are ordinary callers but for a signal's */
@@ -523,6 +524,7 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	r->rung_cfi = s->step == cst_cfi_step;
 	r->rung_found_by = (uint8_t)s->found_by;
 	r->rung = (int8_t)(i + 1);
+	r->rung_plain = r->rung_row->plain;
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
@@ -1624,8 +1626,8 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
 	struct cst_ra_record *r = u->cur_rec;
-	if (r && !u->cur_is_context && !f->signal_frame && r->rung && r->rung_row->plain &&
-	    r->fn_state != 0 && !r->facts.outermost && plain_step(u, r, f, c, out))
+	if (r && r->rung_plain && !u->cur_is_context && !f->signal_frame && r->fn_state != 0 &&
+	    !r->facts.outermost && plain_step(u, r, f, c, out))
 		return 1;
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
