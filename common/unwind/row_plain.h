@@ -64,8 +64,8 @@ static inline __attribute__((always_inline)) int cst_row_done(struct cst_unwind 
 
 /* cst_row_apply for a plain row (cst_row.plain), without ORIGIN and without expressions
  * (no load bias): the rules found by kind and the saved registers from the row's list, read
- * through a copy of the target's span; neither reads another's result, nor fails but for
- * the return address.  Returns as cst_row_apply. */
+ * through a copy of the target's span (when U->span_words); neither reads another's result,
+ * nor fails but for the return address.  Returns as cst_row_apply. */
 static inline __attribute__((always_inline)) int cst_row_apply_plain(struct cst_unwind *u, const struct cst_row *row, const struct cst_regs *in,
 		       struct cst_regs *out, uint64_t *cfap, bool *frame_record)
 {
@@ -93,13 +93,14 @@ static inline __attribute__((always_inline)) int cst_row_apply_plain(struct cst_
 	}
 	uint64_t got = row->at_cfa | row->saved;   /* less the slots that cannot be read */
 	const struct cst_target *t = u->env->target;
-	struct cst_target_span span = cst_target_span_now(t, arch->addr_size);
+	const struct cst_target_span none = { .len = 0 };
+	struct cst_target_span span = u->span_words ? t->span : none;
 	for (unsigned k = 0; k < row->nsaved; k++) {
 		int r = row->saved_reg[k];
 		uint64_t v, addr = cfa + (uint64_t)row->saved_off[k];
 		if (!cst_span_word(&span, addr, &v)) {
 			int rc = cst_target_read_word(t, addr, arch->addr_size, &v);
-			span = cst_target_span_now(t, arch->addr_size);   /* the read may move it */
+			span = u->span_words ? t->span : none;   /* the read may move it */
 			if (rc < 0) {
 				got &= ~(1ull << r);
 				if ((rc = cst_row_unreadable(u, r, addr)) < 0) {

@@ -90,6 +90,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	u->cur_rec = NULL;
 	u->cur_is_context = false;
 	u->cur_pending = false;
+	u->span_words = env->target && cst_target_span_words(env->target, env->arch->addr_size);
 	u->qhead = u->qlen = 0;
 	u->nframes = 0;
 	u->started = false;
