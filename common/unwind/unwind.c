@@ -228,6 +228,8 @@ struct fn_facts {
 #define RA_CALLERS 4
 
 struct caller_link {
+	uint64_t ra;             /* REC's return address (0: no link yet), compared without
+				  * reading REC */
 	struct cst_ra_record *rec;   /* the caller's record, NULL: none yet */
 	bool plain;              /* the step from a frame at the record that holds the link to
 				  * a caller at REC (its lookup address REC's) needs nothing but
@@ -1386,11 +1388,11 @@ static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
 	return r;
 }
 
-/* The link from record FROM to the record of return address RA, or NULL. */
+/* The link from record FROM to the record of return address RA (not 0), or NULL. */
 static inline struct caller_link *caller_link(struct cst_ra_record *from, uint64_t ra)
 {
 	for (int i = 0; i < RA_CALLERS; i++)
-		if (from->callers[i].rec && from->callers[i].rec->ra == ra)
+		if (from->callers[i].ra == ra)
 			return &from->callers[i];
 	return NULL;
 }
@@ -1407,7 +1409,7 @@ static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra, st
 	struct cst_ra_record *r = ra_record(u, ra);
 	if (from && r) {
 		*link = &from->callers[from->next_caller++ % RA_CALLERS];
-		**link = (struct caller_link){ .rec = r, .plain = false };
+		**link = (struct caller_link){ .ra = ra, .rec = r, .plain = false };
 	}
 	return r;
 }
