@@ -1511,7 +1511,11 @@ static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u
 	const struct cst_arch *a = u->env->arch;
 	uint64_t cfa, pc;
 	bool frame_record;
-	frame_reset(c);
+	/* C's fields that are not written below (nor its valid bits, which the row's
+	 * application writes) */
+	c->marker = CST_MARK_NONE;
+	c->signal_frame = false;
+	c->note[0] = 0;
 	if (cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) <= 0 ||
 	    !cst_reg_get(&c->regs, a->pc_reg, &pc) || pc == 0)
 		return 0;
