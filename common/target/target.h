@@ -76,18 +76,19 @@ const char *cst_target_copied_code(const struct cst_target *t, uint64_t addr);
 /* cst_target_read_word through the back end's read. */
 int cst_target_read_word_slow(const struct cst_target *t, uint64_t addr, unsigned size, uint64_t *out);
 
-/* T's span as it is now (len 0 when the back end keeps none, or its words are not 8 bytes
- * in the host's order): a copy for a caller that reads several words between stores of its
- * own, which could alias T's and make every read load the span again.  The copy is stale
- * after any other read of T. */
-static inline struct cst_target_span cst_target_span_now(const struct cst_target *t, unsigned size)
+/* Whether T's span holds words of SIZE bytes as the host reads them: the back end keeps it,
+ * and SIZE-byte words are 8 bytes in the host's order; it stays so while T is open.  Then a
+ * caller that reads several words between stores of its own, which could alias T's and make
+ * every read load the span again, may read them from a copy of T->span (cst_span_word),
+ * stale after any other read of T. */
+static inline bool cst_target_span_words(const struct cst_target *t, unsigned size)
 {
 	bool host_order = t->big_endian == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	return t->ops->span && size == 8 && host_order ? t->span : (struct cst_target_span){ .len = 0 };
+	return t->ops->span && size == 8 && host_order;
 }
 
-/* Reads the 8-byte word at ADDR from S (cst_target_span_now) into *OUT: true when S holds
- * all of it, false otherwise (nothing read: read it through the target). */
+/* Reads the 8-byte word at ADDR from S (a copy of a span, cst_target_span_words) into *OUT:
+ * true when S holds all of it, false otherwise (nothing read: read it through the target). */
 static inline bool cst_span_word(const struct cst_target_span *s, uint64_t addr, uint64_t *out)
 {
 	uint64_t rel = addr - s->addr;

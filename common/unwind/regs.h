@@ -46,22 +46,39 @@ static inline bool cst_reg_valid(const struct cst_regs *r, int n)
  * x86-64, in whole 16-byte moves. */
 #define CST_REGS_SHORT 18
 
+/* 16 bytes moved as one (two words, 8-byte aligned, aliasing anything): for copies written
+ * out move by move. */
+typedef uint64_t cst_pair16 __attribute__((vector_size(16), aligned(8), may_alias));
+
+/* Copies the values of registers 0..CST_REGS_SHORT-1 from FROM to TO as nine 16-byte moves
+ * written out: for a memcpy of the block the compiler chooses between moves and a string
+ * instruction, whose start costs more than the copy, by the code around it. */
+static inline void cst_regs_copy_short(uint64_t *to, const uint64_t *from)
+{
+	_Static_assert(CST_REGS_SHORT == 18, "nine pairs");
+	cst_pair16 *t = (cst_pair16 *)to;
+	const cst_pair16 *f = (const cst_pair16 *)from;
+	cst_pair16 a = f[0], b = f[1], c = f[2], d = f[3], e = f[4], g = f[5], h = f[6], i = f[7], j = f[8];
+	t[0] = a; t[1] = b; t[2] = c; t[3] = d; t[4] = e; t[5] = g; t[6] = h; t[7] = i; t[8] = j;
+}
+
 /* Copies FROM's valid bits and the values of its registers up to the highest valid one to
  * TO: the values behind invalid bits are never read, and a frame's 64 slots hold a handful
  * of registers (17 on x86-64), which a frame handed out on every step need not copy.  Up to
  * CST_REGS_SHORT registers are copied as one block, whatever the highest valid one. */
 static inline void cst_regs_copy(struct cst_regs *to, const struct cst_regs *from)
 {
-	int n = 0;
-	for (int w = CST_NREGS / 64 - 1; w >= 0; w--)
-		if (from->valid[w]) {
-			n = 64 * w + 64 - __builtin_clzll(from->valid[w]);
-			break;
-		}
-	if (n <= CST_REGS_SHORT)
-		memcpy(to->val, from->val, CST_REGS_SHORT * sizeof to->val[0]);
-	else
+	if (CST_NREGS == 64 && !(from->valid[0] >> CST_REGS_SHORT)) {
+		cst_regs_copy_short(to->val, from->val);
+	} else {
+		int n = 0;
+		for (int w = CST_NREGS / 64 - 1; w >= 0; w--)
+			if (from->valid[w]) {
+				n = 64 * w + 64 - __builtin_clzll(from->valid[w]);
+				break;
+			}
 		memcpy(to->val, from->val, (size_t)n * sizeof to->val[0]);
+	}
 	memcpy(to->valid, from->valid, sizeof to->valid);
 }
 

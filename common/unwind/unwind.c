@@ -6,6 +6,7 @@
 #include "error.h"
 #include "memo.h"
 #include "perfmap.h"
+#include "row_plain.h"
 
 #include <elfutils/libdw.h>
 #include <inttypes.h>
@@ -42,13 +43,32 @@ void cst_unwind_note_fault(struct cst_unwind *u, uint64_t addr)
 	snprintf(u->stop_detail, sizeof u->stop_detail, "cannot read memory at 0x%" PRIx64, addr);
 }
 
+/* Copies FROM's fields before its note, and the note's first bytes, to TO, or clears them
+ * when FROM is NULL (which empties TO's note): four 16-byte moves written out, where the compiler
+ * may make a memcpy or memset of those bytes a string instruction, by the code around it.  The rest of
+ * TO's note is left as it is. */
+static inline void frame_head(struct cst_frame *to, const struct cst_frame *from)
+{
+	_Static_assert(offsetof(struct cst_frame, note) <= 4 * sizeof(cst_pair16) &&
+		       offsetof(struct cst_frame, note) + CST_NOTE_SIZE >= 4 * sizeof(cst_pair16),
+		       "the fields before the note end in the note's first 16-byte move");
+	cst_pair16 *t = (cst_pair16 *)to;
+	if (!from) {
+		const cst_pair16 z = { 0, 0 };
+		t[0] = z; t[1] = z; t[2] = z; t[3] = z;
+		return;
+	}
+	const cst_pair16 *f = (const cst_pair16 *)from;
+	cst_pair16 a = f[0], b = f[1], c = f[2], d = f[3];
+	t[0] = a; t[1] = b; t[2] = c; t[3] = d;
+}
+
 /* Clears F as a new frame: the fields, an empty note and no valid register (the note's
  * bytes past its end and the values behind the valid bits are left as they are: a walk
  * clears one frame per step). */
 static void frame_reset(struct cst_frame *f)
 {
-	memset(f, 0, offsetof(struct cst_frame, note));
-	f->note[0] = 0;
+	frame_head(f, NULL);
 	cst_regs_clear(&f->regs);
 }
 
@@ -70,6 +90,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	u->cur_rec = NULL;
 	u->cur_is_context = false;
 	u->cur_pending = false;
+	u->span_words = env->target && cst_target_span_words(env->target, env->arch->addr_size);
 	u->qhead = u->qlen = 0;
 	u->nframes = 0;
 	u->started = false;
@@ -151,10 +172,17 @@ int cst_unwind_func(struct cst_unwind *u, uint64_t addr, struct cst_func *fn)
  * core's at as many as it likes, and past the bound an address is asked again each time. */
 #define MAX_ADDR_FACTS (64 * 1024)
 
+/* Records of threads' innermost frames kept at most (a few hundred bytes each): the threads of
+ * a process stop at a few pcs (its waits in the C library, a crash), and the records serve
+ * the threads that share one; a hostile core whose every thread stops somewhere else gets
+ * its innermost frames looked up address by address past this bound. */
+#define MAX_CONTEXT_RECORDS (4 * 1024)
+
 struct addr_cache {
 	struct cst_memo *ras;    /* struct cst_ra_record * by return address */
 	struct cst_memo *ctx;    /* struct cst_ra_record * by the pc of a thread's innermost
-				  * frame (its lookup address: RA_FACTS unused) */
+				  * frame (its lookup address: RA_FACTS unused), at most
+				  * MAX_CONTEXT_RECORDS */
 	struct ra_block *blocks; /* where the records are, newest first */
 	struct cst_memo *fn;     /* struct fn_facts by function lookup address, for frames
 				  * looked up at an exact pc (frame 0, a signal's callers) */
@@ -200,6 +228,8 @@ struct fn_facts {
 #define RA_CALLERS 4
 
 struct caller_link {
+	uint64_t ra;             /* REC's return address (0: no link yet), compared without
+				  * reading REC */
 	struct cst_ra_record *rec;   /* the caller's record, NULL: none yet */
 	bool plain;              /* the step from a frame at the record that holds the link to
 				  * a caller at REC (its lookup address REC's) needs nothing but
@@ -233,6 +263,10 @@ struct cst_ra_record {
 				  * RUNG_ROW while every rung above it declined for what LOOKUP
 				  * alone decides (struct rung_plan) */
 	bool rung_cfi;           /* RUNG is the CFI rung (else the analysis rung) */
+	bool rung_plain;         /* RUNG_ROW is plain (row.h): a step may go through plain_step */
+	bool context;            /* the record of a thread's innermost frame (context_record),
+				  * whose frames are all context frames; else a return address's,
+				  * whose frames are ordinary callers but for a signal's */
 	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
@@ -263,7 +297,7 @@ static struct addr_cache *addr_cache(struct cst_unwind *u)
 		if (!ac)
 			return NULL;
 		ac->ras = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
-		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_ADDR_FACTS);
+		ac->ctx = cst_memo_new(sizeof(struct cst_ra_record *), MAX_CONTEXT_RECORDS);
 		ac->fn = cst_memo_new(sizeof(struct fn_facts), MAX_ADDR_FACTS);
 		ac->records = cst_memo_new(sizeof(struct record_facts), MAX_ADDR_FACTS);
 		ac->rows = cst_memo_new(sizeof(struct analysed), MAX_ANALYSED_ROWS);
@@ -493,18 +527,22 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	r->rung_cfi = s->step == cst_cfi_step;
 	r->rung_found_by = (uint8_t)s->found_by;
 	r->rung = (int8_t)(i + 1);
+	r->rung_plain = r->rung_row->plain;
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
  * applies it, with the same results.  When it declines, the ladder goes on at the rung
  * after it. */
-static inline int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
+static inline __attribute__((always_inline)) int remembered_rung(struct cst_unwind *u, const struct cst_ra_record *r, struct cst_frame *f,
 			   struct cst_frame *c, struct cst_step *out)
 {
 	uint64_t cfa;
 	bool frame_record;
 	c->found_by = r->rung_found_by;
-	int rc = cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
+	/* a plain row (most rows) applied inline: this is most steps of a walk */
+	int rc = r->rung_row->plain ?
+		 cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) :
+		 cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
 	if (r->rung_cfi) {
 		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
 		out->fp_record = frame_record;
@@ -547,27 +585,30 @@ static int climb_from(struct cst_unwind *u, struct cst_frame *f, const struct cs
 	return -CST_E_NO_FUNC;
 }
 
-/* Finds the caller of F (function FN) with the architecture's ladder, top to bottom: the
- * first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy left
- * it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
+/* Finds the caller of F, the current frame, with the architecture's ladder, top to bottom:
+ * the first strategy that finds a frame owns it.  Returns 1 (C filled, OUT as the strategy
+ * left it), 0 at the outermost frame, or a negative code.  A frame at a return address whose
  * record names the rung that answers there goes to it at once: the rungs above it decline
- * there whatever the registers.  Inline in the step, where most frames go no further than
- * that rung. */
-static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, const struct cst_func *fn, bool context,
+ * there whatever the registers, and its row needs no function.  Inline in the step, where
+ * most frames go no further than that rung. */
+static inline __attribute__((always_inline)) int climb(struct cst_unwind *u, struct cst_frame *f, bool context,
 			struct cst_frame *c, struct cst_step *out)
 {
 	out->fp_record = true;
 	out->caller_skipped = false;
 	out->same_sp = false;
 	frame_reset(c);
-	/* the rungs that apply depend on the frame's kind too: only ordinary callers */
-	struct cst_ra_record *r = context || f->signal_frame ? NULL : frame_record_of(u, f);
+	/* the rungs that apply depend on the frame's kind too: a record's rung serves the
+	 * frames of the kind it was made for, ordinary callers or innermost frames */
+	struct cst_ra_record *r = f->signal_frame ? NULL : frame_record_of(u, f);
+	if (r && r->context != context)
+		r = NULL;
 	if (r && r->rung) {
 		int rc = remembered_rung(u, r, f, c, out);
 		return rc != -CST_E_DECODE ? rc :
-		       climb_from(u, f, fn, context, c, out, &u->env->arch->ladder[r->rung], NULL);
+		       climb_from(u, f, cur_func(u), context, c, out, &u->env->arch->ladder[r->rung], NULL);
 	}
-	return climb_from(u, f, fn, context, c, out, u->env->arch->ladder, r);
+	return climb_from(u, f, cur_func(u), context, c, out, u->env->arch->ladder, r);
 }
 
 int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *callee,
@@ -595,7 +636,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 	*f = *callee;
 	u.cur_rec = NULL;          /* CALLEE's lookup address may not be its pc */
 	struct cst_step out = { .origin = origin };
-	int rc = climb(&u, f, cur_func(&u), callee->found_by == CST_FOUND_CONTEXT, c, &out);
+	int rc = climb(&u, f, callee->found_by == CST_FOUND_CONTEXT, c, &out);
 	if (rc <= 0 || c->found_by != caller->found_by)
 		memset(origin, 0, sizeof *origin);
 	return 0;
@@ -1341,7 +1382,19 @@ static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
 {
 	struct addr_cache *ac = u->env->syms ? addr_cache(u) : NULL;
 	bool made;
-	return ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+	struct cst_ra_record *r = ac ? record_in(ac, ac->ctx, pc, pc, &made) : NULL;
+	if (r && made)
+		r->context = true;
+	return r;
+}
+
+/* The link from record FROM to the record of return address RA (not 0), or NULL. */
+static inline struct caller_link *caller_link(struct cst_ra_record *from, uint64_t ra)
+{
+	for (int i = 0; i < RA_CALLERS; i++)
+		if (from->callers[i].ra == ra)
+			return &from->callers[i];
+	return NULL;
 }
 
 /* ra_record for return address RA of the current frame's caller, through the links from
@@ -1350,17 +1403,13 @@ static struct cst_ra_record *context_record(struct cst_unwind *u, uint64_t pc)
 static struct cst_ra_record *caller_record(struct cst_unwind *u, uint64_t ra, struct caller_link **link)
 {
 	struct cst_ra_record *from = u->cur_rec;
+	if (from && (*link = caller_link(from, ra)))
+		return (*link)->rec;
 	*link = NULL;
-	if (from)
-		for (int i = 0; i < RA_CALLERS; i++)
-			if (from->callers[i].rec && from->callers[i].rec->ra == ra) {
-				*link = &from->callers[i];
-				return from->callers[i].rec;
-			}
 	struct cst_ra_record *r = ra_record(u, ra);
 	if (from && r) {
 		*link = &from->callers[from->next_caller++ % RA_CALLERS];
-		**link = (struct caller_link){ .rec = r, .plain = false };
+		**link = (struct caller_link){ .ra = ra, .rec = r, .plain = false };
 	}
 	return r;
 }
@@ -1409,11 +1458,9 @@ static int finish(struct cst_unwind *u)
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
-	memcpy(out, f, offsetof(struct cst_frame, note));
+	frame_head(out, f);
 	if (f->note[0])
-		memcpy(out->note, f->note, sizeof out->note);
-	else
-		out->note[0] = 0;            /* most frames have none */
+		memcpy(out->note, f->note, sizeof out->note);   /* most frames have none */
 	cst_regs_copy(&out->regs, &f->regs);
 	out->index = u->nframes++;
 	return 1;
@@ -1434,6 +1481,55 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	out->marker = q->marker;
 	memcpy(out->note, q->note, sizeof out->note);
 	return 1;
+}
+
+/* Hands out C, the caller of F found at record REC through a plain link (struct
+ * caller_link): what the rest of the step decides by the two records alone, decided
+ * before.  Returns 1. */
+static inline int hand_out_linked(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *c,
+				  struct cst_ra_record *rec, struct cst_frame *out)
+{
+	c->lookup_pc = rec->lookup;
+	c->callee_cfa = f->cfa;
+	c->cfa = 0;
+	u->cur = !u->cur;              /* C is the current frame now */
+	u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+	u->cur_rec = rec;
+	u->cur_is_context = false;
+	return emit(u, c, out);
+}
+
+/* The step from F, the current frame, an ordinary caller whose record R remembers a rung
+ * with a plain row, when the step is one of those its records decided before: the row gives
+ * the caller C, above F, and a plain link leads from R to the caller's record.  Returns 1
+ * with C handed out in OUT, or 0 when the step is not such a one: the whole step then runs
+ * as for any frame (what was done here is done again, to the same effect: F's registers
+ * read, C's cleared). */
+static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u, struct cst_ra_record *r,
+		struct cst_frame *f, struct cst_frame *c, struct cst_frame *out)
+{
+	const struct cst_arch *a = u->env->arch;
+	uint64_t cfa, pc;
+	bool frame_record;
+	/* C's fields that are not written below (nor its valid bits, which the row's
+	 * application writes) */
+	c->marker = CST_MARK_NONE;
+	c->signal_frame = false;
+	c->note[0] = 0;
+	if (cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) <= 0 ||
+	    !cst_reg_get(&c->regs, a->pc_reg, &pc) || pc == 0)
+		return 0;
+	/* the stack check of cst_unwind_next, for an ordinary caller */
+	uint64_t sp = cfa - a->stack_bias;
+	struct caller_link *link;
+	if (sp <= f->sp || !(link = caller_link(r, pc)) || !link->plain)
+		return 0;
+	/* as remembered_rung */
+	f->cfa = cfa;
+	c->found_by = !r->rung_cfi && frame_record ? CST_FOUND_FP : r->rung_found_by;
+	c->pc = pc;
+	c->sp = sp;
+	return hand_out_linked(u, f, c, link->rec, out);
 }
 
 /* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
@@ -1536,12 +1632,16 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
 	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
+	struct cst_ra_record *r = u->cur_rec;
+	if (r && r->rung_plain && !u->cur_is_context && !f->signal_frame && r->fn_state != 0 &&
+	    !r->facts.outermost && plain_step(u, r, f, c, out))
+		return 1;
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	struct fn_facts ff = cur_fn_facts(u);
 	if (ff.outermost)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
-	int rc = climb(u, f, cur_func(u), u->cur_is_context, c, &step);
+	int rc = climb(u, f, u->cur_is_context, c, &step);
 	if (rc == 0)
 		return end_at(u, f);
 	if (rc < 0) {
@@ -1565,17 +1665,9 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
 	const bool ordinary = u->cur_rec && !f->signal_frame;
 	if (ordinary && link && link->plain) {
-		/* what the rest of the step decides by the two records alone, decided before */
 		if (u->cur_is_context && !step.fp_record)
 			c->marker = CST_MARK_RECOVERED_CALLER;
-		c->lookup_pc = rec->lookup;
-		c->callee_cfa = f->cfa;
-		c->cfa = 0;
-		u->cur = !u->cur;
-		u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
-		u->cur_rec = rec;
-		u->cur_is_context = false;
-		return emit(u, c, out);
+		return hand_out_linked(u, f, c, rec, out);
 	}
 	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
 }

@@ -142,6 +142,9 @@ struct cst_unwind {
 					 * address (unwind.c), or NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
 	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
+	bool span_words;         /* cst_target_span_words of the target and its address size,
+				  * found once per walk; false (every word read through the back
+				  * end) in a cursor not started */
 	struct cst_inserted_frame queue[CST_MAX_TAIL_DEPTH + 1];
 	int qhead, qlen;
 	unsigned nframes;        /* frames handed out */
