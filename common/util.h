@@ -3,6 +3,7 @@
 #ifndef CST_UTIL_H
 #define CST_UTIL_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,17 @@ static inline int32_t cst_be32s(const uint8_t *p)
  * note's field. */
 static inline uint64_t cst_word(const uint8_t *p, unsigned size, bool big_endian)
 {
+	/* words of 4 and 8 bytes (note headers, saved registers) in one load */
+	if (size == 4) {
+		uint32_t w;
+		memcpy(&w, p, 4);
+		return big_endian ? be32toh(w) : le32toh(w);
+	}
+	if (size == 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		return big_endian ? be64toh(w) : le64toh(w);
+	}
 	uint64_t v = 0;
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)p[i] << 8 * (big_endian ? size - 1 - i : i);

@@ -202,22 +202,10 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A field of the core's notes, in the core's byte order: words of 4 and 8 bytes (every
- * note header has three of the first) in one load. */
+/* A field of the core's notes, in the core's byte order. */
 static inline uint64_t rd(const struct cst_core *c, const uint8_t *p, unsigned size)
 {
-	bool be = c->arch->big_endian;
-	if (size == 4) {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return be ? be32toh(v) : le32toh(v);
-	}
-	if (size == 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return be ? be64toh(v) : le64toh(v);
-	}
-	return cst_word(p, size, be);
+	return cst_word(p, size, c->arch->big_endian);
 }
 
 /* ---- memory ---------------------------------------------------------------------- */

@@ -103,14 +103,10 @@ static inline bool cst_span_word(const struct cst_target_span *s, uint64_t addr,
 static inline int cst_target_read_word(const struct cst_target *t, uint64_t addr, unsigned size,
 				       uint64_t *out)
 {
-	if (t->ops->span && size == 8) {
-		uint64_t rel = addr - t->span.addr;
-		if (rel < t->span.len && t->span.len - rel >= 8) {
-			uint64_t v;
-			memcpy(&v, t->span.data + rel, 8);
-			*out = t->big_endian ? be64toh(v) : le64toh(v);
-			return 0;
-		}
+	uint64_t v;
+	if (t->ops->span && size == 8 && cst_span_word(&t->span, addr, &v)) {
+		*out = t->big_endian ? be64toh(v) : le64toh(v);
+		return 0;
 	}
 	return cst_target_read_word_slow(t, addr, size, out);
 }
