@@ -7,7 +7,6 @@
 #include "process.h"
 #include "util.h"
 
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,14 +112,6 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 	return ninl;
 }
 
-/* Frame FROM into TO, without what its empty note and invalid registers leave unread. */
-static void frame_copy(struct cst_frame *to, const struct cst_frame *from)
-{
-	memcpy(to, from, offsetof(struct cst_frame, note));
-	memcpy(to->note, from->note, from->note[0] ? sizeof to->note : 1);
-	cst_regs_copy(&to->regs, &from->regs);
-}
-
 int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned limit,
 	    struct bt_thread *t)
 {
@@ -185,7 +176,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
-			frame_copy(&own->f, &b->f);
+			cst_frame_copy(&own->f, &b->f);
 			own->loc = b->loc;
 			own->jit_map = b->jit_map;
 			own->anon_code = b->anon_code;
@@ -196,7 +187,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			/* inlined functions first, each a frame of its own at the same pc */
 			for (int i = 0; i + 1 < ninl; i++) {
 				struct bt_frame *in = &frames[n++];
-				frame_copy(&in->f, f);
+				cst_frame_copy(&in->f, f);
 				in->f.marker = CST_MARK_NONE;
 				in->loc = b->loc;
 				in->loc.function = chain[i].function;

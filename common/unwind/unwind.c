@@ -1455,13 +1455,24 @@ static int finish(struct cst_unwind *u)
 	       u->stop == CST_STOP_NO_RULE ? -CST_E_NO_FUNC : -CST_E_LIMIT;
 }
 
+/* cst_frame_copy, inline where the walk hands out every frame */
+static inline void frame_copy(struct cst_frame *to, const struct cst_frame *from)
+{
+	frame_head(to, from);
+	if (from->note[0])
+		memcpy(to->note, from->note, sizeof to->note);   /* most frames have none */
+	cst_regs_copy(&to->regs, &from->regs);
+}
+
+void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from)
+{
+	frame_copy(to, from);
+}
+
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
-	frame_head(out, f);
-	if (f->note[0])
-		memcpy(out->note, f->note, sizeof out->note);   /* most frames have none */
-	cst_regs_copy(&out->regs, &f->regs);
+	frame_copy(out, f);
 	out->index = u->nframes++;
 	return 1;
 }

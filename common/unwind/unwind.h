@@ -218,6 +218,11 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
  * missing or pc is 0. */
 int cst_unwind_start_caller(struct cst_unwind *u, struct cst_unwind_env *env, const struct cst_regs *regs);
 
+/* Copies frame FROM to TO as the walk hands frames out: the bytes of FROM's note past an
+ * empty note's terminator and the values behind its invalid registers are not copied (TO's
+ * stay as they were). */
+void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from);
+
 /* Stores the next frame, outward, in *F.  Returns 1 with a frame, 0 at the clean end of the
  * walk (the outermost frame was the last one), or a negative code when the walk stopped
  * early (-CST_E_MEMORY: a failed read; -CST_E_LIMIT: the frame limit or a stack pointer that
