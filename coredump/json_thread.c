@@ -46,22 +46,6 @@ static char *int_or_null(char *o, bool present, int64_t v)
 	return present ? jw_put_int(o, v) : LIT(o, "null");
 }
 
-/* A frame's index: a thread's first hundred frames in one or two digits without a division
- * loop (jw_put_int for the others) */
-static char *frame_index(char *o, unsigned v)
-{
-	if (v < 10) {
-		*o = (char)('0' + v);
-		return o + 1;
-	}
-	if (v < 100) {
-		o[0] = (char)('0' + v / 10);
-		o[1] = (char)('0' + v % 10);
-		return o + 2;
-	}
-	return jw_put_int(o, v);
-}
-
 static char *boolean(char *o, bool v)
 {
 	return v ? LIT(o, "true") : LIT(o, "false");
@@ -208,7 +192,7 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 	if (!o)
 		return;
 	o = LIT(o, "{\"index\":");
-	o = frame_index(o, b->number);
+	o = jw_put_int(o, b->number);
 	if (hit) {
 		memcpy(o, x->bytes, x->len);
 		o += x->len;

@@ -256,6 +256,13 @@ void jw_string(struct jw *w, const char *s)
 
 char *jw_put_int(char *o, int64_t v)
 {
+	/* one or two digits without the loop: frame indexes and most counts */
+	if (v >= 0 && v < 100) {
+		if (v >= 10)
+			*o++ = (char)('0' + v / 10);
+		*o = (char)('0' + v % 10);
+		return o + 1;
+	}
 	char digits[20];
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	int n = 0;
