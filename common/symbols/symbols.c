@@ -765,18 +765,20 @@ int cst_symbols_open_core(struct cst_symbols **out, struct cst_core *c, char *er
 	current = s;
 	Dwfl_Module *exe;
 	int n = report_nt_file(s, &exe);
-	/* the notes counted only for libdwfl's search: a core of many threads has a program
-	 * header per stack */
-	uint64_t notes = n == 0 && cst_core_nmappings(c) == 0 ? note_bytes(c) : 0;
+	/* without NT_FILE and mappings, libdwfl searches the core's memory for modules */
+	const bool search = n == 0 && cst_core_nmappings(c) == 0;
+	/* the notes counted only for that search: a core of many threads has a program header
+	 * per stack */
+	uint64_t notes = search ? note_bytes(c) : 0;
 	char why[160];
-	if (n == 0 && cst_core_nmappings(c) == 0 && notes > MAX_FALLBACK_NOTES) {
+	if (search && notes > MAX_FALLBACK_NOTES) {
 		cst_core_warn(c, "no NT_FILE note, and %llu bytes of notes: over the %llu MiB bound of "
 			      "libdwfl's search for modules in the core's memory; frames are not symbolized",
 			      (unsigned long long)notes, MAX_FALLBACK_NOTES >> 20);
-	} else if (n == 0 && cst_core_nmappings(c) == 0 && !cst_linkmap_check(c, why, sizeof why)) {
+	} else if (search && !cst_linkmap_check(c, why, sizeof why)) {
 		cst_core_warn(c, "no NT_FILE note, and %s: libdwfl's search for modules in the core's "
 			      "memory is not run on it; frames are not symbolized", why);
-	} else if (n == 0 && cst_core_nmappings(c) == 0) {
+	} else if (search) {
 		/* libdwfl opens the link_map's file names itself (guarded_open.h) */
 		struct cst_core *guard = cst_guarded_open_begin(c);
 		n = dwfl_core_file_report(s->dwfl, cst_core_elf(c), cst_core_executable(c));
