@@ -246,8 +246,9 @@ static unsigned stop(struct worker *ws, unsigned n)
 	return failed;
 }
 
-/* Starts workers 1 to JOBS - 1 into WS; returns how many processes walk (1 + the workers that
- * started: a failed fork leaves its chunks to the parent). */
+/* Starts workers 1 to JOBS - 1 into WS; returns how many processes walk: 1 + N, workers 1 to N
+ * started (a failed fork, or a lack of descriptors or memory for one, leaves the chunks of that
+ * worker and every later one to the parent). */
 static unsigned start(const struct workers_walk *w, struct worker *ws, size_t first, size_t end,
 		      size_t chunk, size_t nchunks, unsigned jobs)
 {
@@ -298,15 +299,17 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 	read_hooks();
 	w->flush(w->ctx);        /* nothing of the parent's buffers is copied into a worker */
 	fflush(stderr);
-	jobs = start(w, ws, first, end, chunk, nchunks, jobs);
+	/* the chunks stay dealt among JOBS processes, as the workers that started were told;
+	 * those of workers that did not start are the parent's */
+	unsigned processes = start(w, ws, first, end, chunk, nchunks, jobs);
 	int partial = 0;
-	bool alone = jobs < 2;
+	bool alone = processes < 2;
 	size_t here = 0, given_back = 0, through_socket = 0;
 	unsigned failed = 0;
 	for (size_t c = 0; c < nchunks; c++) {
 		size_t a = first + c * chunk, b = a + chunk < end ? a + chunk : end;
 		unsigned k = (unsigned)(c % jobs);
-		if (!alone && k) {
+		if (!alone && k && k < processes) {
 			struct worker *wk = &ws[k - 1];
 			struct chunk_head h;
 			if (read_full(wk->fd, &h, sizeof h) == 0 && h.chunk == c && !h.given_back &&
@@ -314,7 +317,7 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 				w->flush(w->ctx);
 				if (pass_on(wk->fd, h.slot < 0 ? NULL : wk->slots + (size_t)h.slot * slot_bytes,
 					    h.len) < 0) {
-					stop(ws, jobs - 1);
+					stop(ws, processes - 1);
 					fprintf(stderr, "corestack: a worker process ended in the middle of its text\n");
 					exit(2);
 				}
@@ -324,7 +327,7 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 				w->took(w->ctx, b - a);
 				continue;
 			}
-			failed = stop(ws, jobs - 1);
+			failed = stop(ws, processes - 1);
 			alone = true;    /* this chunk and every later one walked here */
 			given_back++;
 		}
@@ -332,7 +335,7 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 		here++;
 	}
 	if (!alone)
-		failed = stop(ws, jobs - 1);
-	log_walk(jobs, nchunks, here, given_back, through_socket, failed);
+		failed = stop(ws, processes - 1);
+	log_walk(processes, nchunks, here, given_back, through_socket, failed);
 	return partial;
 }

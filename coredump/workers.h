@@ -9,7 +9,7 @@
  * warning of the core, a module that does not match, any line on standard error) makes the
  * worker give its chunk back: the parent walks that chunk and every later one itself, as a
  * serial run would, so that its warnings and exit status are a serial run's.  A worker that
- * dies, or cannot be started, is a chunk given back. */
+ * dies is a chunk given back; the chunks of one that cannot be started are the parent's. */
 #ifndef CST_WORKERS_H
 #define CST_WORKERS_H
 #include <stddef.h>

@@ -113,6 +113,24 @@ l=$(logged --jobs 2 "$W/cut.core")
 case $l in *" given-back 0 "*) fail jobs-given-back "log: '$l'" ;;
 "processes 2 "*" failed 0") pass jobs-given-back ;; *) fail jobs-given-back "log: '$l'" ;; esac
 
+# fewer workers than asked for (too few descriptors for the others' sockets): the chunks of
+# those that did not start are the parent's, and the ones that did walk theirs to the end
+fewer=
+for nfd in $(seq 8 48); do
+	: > "$LOG"
+	( ulimit -n $nfd && CORESTACK_WORKERS_LOG=$LOG exec "$REAL" --jobs 7 "$C" > "$W/fewer.out" 2> "$W/fewer.err" )
+	l=$(tail -n 1 "$LOG")
+	case $l in "processes "[2-6]" "*) fewer=$l; break ;; esac
+done
+if [ -z "$fewer" ]; then
+	skip jobs-fewer-started "no descriptor limit left 2 to 6 processes"
+elif ! cmp -s "$W/fewer.out" "$W/s-text.out" || ! cmp -s "$W/fewer.err" "$W/s-text.err"; then
+	fail jobs-fewer-started "output differs from --jobs 1 (log: '$fewer')"
+else
+	case $fewer in *" given-back 0 "*" failed 0") pass jobs-fewer-started ;;
+	*) fail jobs-fewer-started "log: '$fewer'" ;; esac
+fi
+
 # the option's range
 for bad in 0 65 x; do
 	"$CS" --jobs $bad "$C" > /dev/null 2> "$W/bad.err"; rc=$?
