@@ -360,6 +360,10 @@ def main():
     print("%d rounds per core; eu-stack bound %.0f s per run; times are medians in seconds,"
           " RSS peak MiB" % (a.runs, a.eu_bound))
     rows, ok = [], True
+    # corestack's text walked by one process too, where the build has --jobs (the default
+    # forks workers on a core of 256 threads or more)
+    one_process = subprocess.run([a.corestack, "--jobs", "1", "--version"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL).returncode == 0
     for threads, _, build in CORES:
         name = "t%s-%s" % (threads, build)
         if only and name not in only:
@@ -379,6 +383,8 @@ def main():
                     "-ex", "thread apply all bt", prog, core],
             "eu": ["eu-stack", "--core=" + core, "--executable=" + prog],
         }
+        if one_process:
+            tools["cs1"] = [a.corestack, "--jobs", "1", core]
         times = {k: [] for k in tools}
         cpus = {k: [] for k in tools}
         rss = {k: 0 for k in tools}
@@ -408,6 +414,9 @@ def main():
         print("%s: CPU seconds (user+sys, median): cat %s, corestack %s / --json %s, gdb %s, eu-stack %s"
               % (name, fmt_t(cpu["cat"]), fmt_t(cpu["cs"]), fmt_t(cpu["csjson"]), fmt_t(cpu["gdb"]),
                  "-" if eu_over else fmt_t(cpu["eu"])), flush=True)
+        if one_process:
+            print("%s: corestack --jobs 1 (one process): %s s, CPU %s s, %.2fx of cat"
+                  % (name, fmt_t(med["cs1"]), fmt_t(cpu["cs1"]), med["cs1"] / med["cat"]), flush=True)
 
     print()
     print("| core | MiB | frames/thread | cat | corestack | corestack --json | gdb | eu-stack"

@@ -13,6 +13,7 @@
 #include "shell.h"
 #include "symbols.h"
 #include "triage.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -56,6 +57,8 @@ static const char usage_text[] =
 	"                         lost tail calls counted (default 1024; 0: no limit)\n"
 	"  -v, --verbose          show how each frame was found\n"
 	"  -r, --raw              C++ and Rust names as mangled in the symbol table\n"
+	"      --jobs N           walk a core's threads in N processes (default: one per CPU,\n"
+	"                         at most 4, for a core of 256 threads or more; 1: no others)\n"
 	FILES_USAGE
 	"      --color WHEN       auto (default), always or never\n"
 	"  -h, --help             this text\n"
@@ -74,6 +77,7 @@ struct options {
 	bool json;
 	bool interactive;
 	unsigned max_frames;
+	unsigned jobs;             /* --jobs; 0: workers_jobs decides */
 	struct bt_options bt;
 	struct files_options files;
 };
@@ -97,7 +101,7 @@ static bool color_wanted(void)
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_COLOR, OPT_JSON_LINES, OPT_SIGNATURE, OPT_SIG_FRAMES, OPT_SKIP,
-	       OPT_SKIP_FRAMES, OPT_GROUP, OPT_SUMMARY };
+	       OPT_SKIP_FRAMES, OPT_GROUP, OPT_SUMMARY, OPT_JOBS };
 	static const struct option longopts[] = {
 		{ "executable", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
@@ -115,6 +119,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "skip-frames", required_argument, NULL, OPT_SKIP_FRAMES },
 		{ "group", no_argument, NULL, OPT_GROUP },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		FILES_LONGOPTS
@@ -165,6 +170,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_SIGNATURE: o->tr.signature = true; break;
 		case OPT_GROUP: o->tr.group = true; break;
 		case OPT_SUMMARY: o->tr.summary = true; break;
+		case OPT_JOBS: {
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 64)
+				return usage_error("--jobs: '%s' is not a number of processes (1-64)", optarg);
+			o->jobs = (unsigned)n;
+			break;
+		}
 		case OPT_SIG_FRAMES: {
 			long n = strtol(optarg, &end, 10);
 			if (*end || n <= 0 || n > SIG_MAX_DEPTH)
@@ -269,7 +281,7 @@ static int emit_thread(struct cst_unwind_env *env, const struct cst_regs *regs, 
 	if (doc)
 		tr_json_thread(tr, doc, t);
 	else if (now)
-		bt_print_thread_text(stdout, t, bo);
+		bt_print_thread_text(tr->out, t, bo);
 	flush_threads(tr, first);
 	int partial = t->rc < 0;
 	if (partial) {
@@ -292,33 +304,104 @@ static struct json_object *begin_output(const struct options *o, const struct bt
 	return NULL;
 }
 
+/* One core's threads being walked (emit_threads): what walk_range needs of them. */
+struct walk {
+	struct cst_process *proc;
+	const struct options *o;
+	struct json_object *doc;
+	const char *what;
+	struct triage *tr;
+	size_t *warned;
+	struct bt_thread bt;
+	struct bt_options bo;
+};
+
+/* Walks and prints threads FIRST to END - 1 of W's process; returns 1 when some walk stopped
+ * early. */
+static int walk_range(struct walk *w, size_t first, size_t end)
+{
+	int partial = 0;
+	for (size_t i = first; i < end; i++) {
+		struct cst_process_thread t;
+		cst_process_thread(w->proc, i, &t);
+		w->bt.tid = t.tid;
+		w->bt.crashed = t.crashed;
+		w->bt.cursig = t.cursig;
+		partial |= emit_thread(cst_process_env(w->proc), t.regs, &w->bt, w->o, &w->bo, w->doc, w->what,
+				       w->tr, i == 0, cst_process_core(w->proc), w->warned);
+	}
+	return partial;
+}
+
+static int walk_here(void *ctx, size_t first, size_t end)
+{
+	return walk_range(ctx, first, end);
+}
+
+/* In a worker (workers.h): the threads printed to OUT; given back (1) when anything but
+ * their frames would be said: a stop line, a new warning of the core, a module that does
+ * not match (stderr itself is watched by workers.c). */
+static int walk_away(void *ctx, size_t first, size_t end, FILE *out)
+{
+	struct walk *w = ctx;
+	struct cst_core *core = cst_process_core(w->proc);
+	struct cst_symbols *syms = cst_process_symbols(w->proc);
+	size_t nwarn = cst_core_nwarnings(core);
+	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	w->tr->out = out;
+	w->tr->stream.out = out;
+	w->tr->stream.jw.out = out;
+	for (size_t i = first; i < end; i++) {
+		if (walk_range(w, i, i + 1) || cst_core_nwarnings(core) != nwarn ||
+		    (syms ? cst_symbols_mismatches(syms) : 0) != mism)
+			return 1;
+	}
+	tr_flush(w->tr);
+	return 0;
+}
+
+static void walk_flush(void *ctx)
+{
+	struct walk *w = ctx;
+	tr_flush(w->tr);
+}
+
+static void walk_took(void *ctx, size_t n)
+{
+	struct walk *w = ctx;
+	w->tr->stream.nthreads += n;
+}
+
 /* Walks and prints every thread of PROC (with FIRST_ONLY, only the first when TR wants no
- * more); returns 1 when some walk stopped early. */
+ * more); returns 1 when some walk stopped early.  The threads after the first of a core
+ * (FIRST_ONLY: not a live process, which only its tracer may read) are shared with worker
+ * processes (workers.h) when their text goes out as it is walked: not with --group, which
+ * holds threads back, nor a JSON document built whole, nor on a terminal, which gets each
+ * thread as soon as it is walked. */
 static int emit_threads(struct cst_process *proc, const struct options *o, struct json_object *doc,
 			const char *what, struct triage *tr, bool first_only, size_t *warned)
 {
-	struct cst_unwind_env *env = cst_process_env(proc);
-	int partial = 0;
 	/* the frames of PROC's threads located once, and their lines rendered once: their
 	 * strings live while PROC is open */
-	struct bt_thread bt = { .addrs = bt_addrs_new() };
-	struct bt_options bo = o->bt;
-	bo.lines = doc ? NULL : bt_lines_new();
-	for (size_t i = 0; i < cst_process_nthreads(proc); i++) {
-		struct cst_process_thread t;
-		if (i > 0 && first_only && tr_quiet(tr))
-			break;      /* only the signature's thread is needed */
-		cst_process_thread(proc, i, &t);
-		bt.tid = t.tid;
-		bt.crashed = t.crashed;
-		bt.cursig = t.cursig;
-		partial |= emit_thread(env, t.regs, &bt, o, &bo, doc, what, tr, i == 0, cst_process_core(proc),
-				       warned);
+	struct walk w = { .proc = proc, .o = o, .doc = doc, .what = what, .tr = tr, .warned = warned,
+			  .bt = { .addrs = bt_addrs_new() }, .bo = o->bt };
+	w.bo.lines = doc ? NULL : bt_lines_new();
+	size_t n = cst_process_nthreads(proc);
+	int partial = n ? walk_range(&w, 0, 1) : 0;
+	if (n > 1 && !(first_only && tr_quiet(tr))) {
+		unsigned jobs = 1;
+#ifndef main   /* a fuzzing harness runs main in its own process, not to be forked */
+		if (first_only && !tr->o->group && (!doc || tr->streaming) && !isatty(1))
+			jobs = workers_jobs(o->jobs, n);
+#endif
+		struct workers_walk ww = { .walk_away = walk_away, .walk_here = walk_here, .flush = walk_flush,
+					   .took = walk_took, .ctx = &w };
+		partial |= workers_run(&ww, 1, n, jobs);
 	}
 	tr_flush(tr);
-	bt_thread_free(&bt);
-	bt_addrs_free(bt.addrs);
-	bt_lines_free(bo.lines);
+	bt_thread_free(&w.bt);
+	bt_addrs_free(w.bt.addrs);
+	bt_lines_free(w.bo.lines);
 	return partial;
 }
 

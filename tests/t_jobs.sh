@@ -1,0 +1,140 @@
+#!/bin/bash
+# Worker processes (--jobs, coredump/workers.c): a core's threads walked by several processes
+# print, byte for byte, what one process prints: standard output, standard error, the two
+# written to one file, and the exit status; on a core of 300 threads (bench/manythreads.c),
+# the checked-in 4-thread fixture core, and a cut copy of the 300-thread core whose later
+# walks stop early (a worker gives its chunk back to the parent).  CORESTACK_WORKERS_LOG
+# (doc/testing.md) shows that workers did walk, and CORESTACK_WORKERS_SLOT that text too long
+# for a slot goes through the socket.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always
+# exits 0.
+. "$(dirname "$0")/lib/common.sh" || exit 1
+
+[ -x "$CS" ] || { skip jobs "$CS not built (make)"; exit 0; }
+PROG=$W/manythreads
+if ! cc -O2 -fno-omit-frame-pointer -pthread -o "$PROG" bench/manythreads.c 2>"$W/cc.err"; then
+	fail jobs-build "$(head -3 "$W/cc.err")"
+	exit 0
+fi
+C=$W/mt300.core
+if ! python3 tests/lib/mkcore.py crash "$C" "$PROG" 300 2>"$W/mkcore.err"; then
+	fail jobs-core "$(cat "$W/mkcore.err")"
+	exit 0
+fi
+LOG=$W/workers.log
+
+# the binary itself for the run whose stdout and stderr go to one file: tests/lib/jsoncheck.c,
+# which may stand in for it, relays stdout through a pipe, after stderr's lines or before
+REAL=${CST_JSONCHECK_CORESTACK:-$CS}
+
+# run NAME ARGS...: corestack ARGS into $W/NAME.{out,err,both,rc}
+run() {
+	local n=$1; shift
+	"$CS" "$@" > "$W/$n.out" 2> "$W/$n.err"; echo $? > "$W/$n.rc"
+	"$REAL" "$@" > "$W/$n.both" 2>&1
+}
+
+# same NAME REF OTHER: the two runs printed the same bytes and exited alike
+same() {
+	local k
+	for k in out err both rc; do
+		cmp -s "$W/$2.$k" "$W/$3.$k" || { fail "$1" "$k differs ($2 against $3)"; return 1; }
+	done
+	[ -s "$W/$2.out" ] || { fail "$1" "no output"; return 1; }
+	pass "$1"
+}
+
+# the log's last line with ARGS run once more, under CORESTACK_WORKERS_LOG
+logged() {
+	: > "$LOG"
+	CORESTACK_WORKERS_LOG=$LOG "$CS" "$@" > /dev/null 2>&1
+	tail -n 1 "$LOG"
+}
+
+for mode in text json json-lines verbose n3 color; do
+	case $mode in
+	text) o=() ;; json) o=(--json) ;; json-lines) o=(--json-lines) ;; verbose) o=(-v) ;;
+	n3) o=(-n 3) ;; color) o=(--color always) ;;
+	esac
+	run "s-$mode" "${o[@]}" --jobs 1 "$C"
+	run "p-$mode" "${o[@]}" "$C"
+	same "jobs-auto-$mode" "s-$mode" "p-$mode"
+	for j in 2 3; do
+		run "p$j-$mode" "${o[@]}" --jobs $j "$C"
+		same "jobs-$j-$mode" "s-$mode" "p$j-$mode"
+	done
+done
+grep -q '"tid"' "$W/s-json.out" && [ "$(grep -c '"tid"' "$W/s-json.out")" = 301 ] \
+	&& pass jobs-json-threads || fail jobs-json-threads "want 301 threads in the document"
+
+l=$(logged --jobs 2 "$C")
+case $l in
+"processes 2 chunks "*" given-back 0 through-socket 0 failed 0") pass jobs-workers-walk ;;
+*) fail jobs-workers-walk "log: '$l'" ;;
+esac
+n=$(getconf _NPROCESSORS_ONLN)
+if [ "$n" -ge 2 ]; then
+	l=$(logged "$C")
+	case $l in "processes "[2-4]" chunks "*" given-back 0 "*" failed 0") pass jobs-auto-walk ;;
+	*) fail jobs-auto-walk "log: '$l' with $n CPUs" ;; esac
+else
+	skip jobs-auto-walk "one CPU"
+fi
+l=$(logged --jobs 2 --group "$C")
+[ -z "$l" ] && pass jobs-group-alone || fail jobs-group-alone "--group walked with workers: '$l'"
+
+# a slot of 4 KiB: each chunk's text goes through the socket
+export CORESTACK_WORKERS_SLOT=4096
+run sock-json --json --jobs 2 "$C"
+same jobs-socket-json s-json sock-json
+l=$(logged --json --jobs 2 "$C")
+case $l in *" through-socket 0") fail jobs-socket-used "log: '$l'" ;;
+"processes 2 "*" failed 0") pass jobs-socket-used ;; *) fail jobs-socket-used "log: '$l'" ;; esac
+unset CORESTACK_WORKERS_SLOT
+
+# the checked-in fixture core of four threads
+F=tests/fixtures/x86_64
+run fx-s --jobs 1 -e $F/thread-fp $F/thread-fp.core
+run fx-p --jobs 3 -e $F/thread-fp $F/thread-fp.core
+same jobs-fixture fx-s fx-p
+
+# the 300-thread core cut short: the walks of the threads whose stacks were cut off stop
+# early, with warnings; a worker gives its chunk back and the parent walks on alone
+size=$(stat -c %s "$C")
+head -c $((size * 3 / 4)) "$C" > "$W/cut.core"
+for mode in text json; do
+	[ $mode = json ] && o=(--json) || o=()
+	run "cut-s-$mode" "${o[@]}" --jobs 1 "$W/cut.core"
+	run "cut-p-$mode" "${o[@]}" --jobs 2 "$W/cut.core"
+	same "jobs-cut-$mode" "cut-s-$mode" "cut-p-$mode"
+done
+[ "$(cat "$W/cut-s-text.rc")" = 1 ] && grep -q "walk stopped early" "$W/cut-s-text.err" \
+	&& pass jobs-cut-stops || fail jobs-cut-stops "want walks stopped early, exit 1: $(head -2 "$W/cut-s-text.err")"
+l=$(logged --jobs 2 "$W/cut.core")
+case $l in *" given-back 0 "*) fail jobs-given-back "log: '$l'" ;;
+"processes 2 "*" failed 0") pass jobs-given-back ;; *) fail jobs-given-back "log: '$l'" ;; esac
+
+# fewer workers than asked for (too few descriptors for the others' sockets): the chunks of
+# those that did not start are the parent's, and the ones that did walk theirs to the end
+fewer=
+for nfd in $(seq 8 48); do
+	: > "$LOG"
+	( ulimit -n $nfd && CORESTACK_WORKERS_LOG=$LOG exec "$REAL" --jobs 7 "$C" > "$W/fewer.out" 2> "$W/fewer.err" )
+	l=$(tail -n 1 "$LOG")
+	case $l in "processes "[2-6]" "*) fewer=$l; break ;; esac
+done
+if [ -z "$fewer" ]; then
+	skip jobs-fewer-started "no descriptor limit left 2 to 6 processes"
+elif ! cmp -s "$W/fewer.out" "$W/s-text.out" || ! cmp -s "$W/fewer.err" "$W/s-text.err"; then
+	fail jobs-fewer-started "output differs from --jobs 1 (log: '$fewer')"
+else
+	case $fewer in *" given-back 0 "*" failed 0") pass jobs-fewer-started ;;
+	*) fail jobs-fewer-started "log: '$fewer'" ;; esac
+fi
+
+# the option's range
+for bad in 0 65 x; do
+	"$CS" --jobs $bad "$C" > /dev/null 2> "$W/bad.err"; rc=$?
+	[ $rc = 64 ] && grep -q "^corestack: --jobs: '$bad' is not a number of processes" "$W/bad.err" \
+		&& pass "jobs-usage-$bad" || fail "jobs-usage-$bad" "exit $rc: $(head -1 "$W/bad.err")"
+done
+exit 0
