@@ -74,9 +74,12 @@ static const struct cst_strategy ladder[] = {
 
 /* glibc's functions that begin a thread's stack: _start (sysdeps/x86_64/start.S), the
  * thread entries of clone and clone3 (sysdeps/unix/sysv/linux/x86_64/clone.S, clone3.S),
- * and the dynamic linker's _dl_start_user (sysdeps/x86_64/dl-machine.h, RTLD_START). */
+ * and the dynamic linker's _dl_start_user (sysdeps/x86_64/dl-machine.h, RTLD_START).  Go's
+ * runtime.mcall switches to the scheduler's stack (g0) and calls its argument there: what
+ * lies above it on g0 is no caller's frame, and Go's own traceback ends there too (the
+ * functions runtime/symtab.go marks as the top of a stack, funcID_mcall). */
 static const char *const outermost[] = {
-	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", NULL,
+	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", "runtime.mcall", NULL,
 };
 
 /* Go's runtime.sigpanic: the signal handler pushes the faulting pc as its return address
