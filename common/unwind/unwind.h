@@ -132,14 +132,17 @@ struct cst_inserted_frame {
 
 struct cst_unwind {
 	struct cst_unwind_env *env;
-	struct cst_frame slot[2]; /* the last real frame found (slot[cur]) and the one its caller
-				   * is built in: a step swaps them instead of copying */
-	int cur;
+	struct cst_frame slot[2]; /* the last real frame found (*cur) and the one its caller is
+				   * built in: a step swaps them instead of copying */
+	struct cst_frame *cur;    /* one of slot (the cursor is not copied) */
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, 2 it is cur_rec's
 				   * function (not copied), -1 no function known */
 	struct cst_ra_record *cur_rec;  /* what is remembered of cur's return address and lookup
 					 * address (unwind.c), or NULL */
+	struct cst_ra_record *plain_rec;  /* cur_rec when the next step may be a plain one (its
+					   * rung's row plain, cur an ordinary caller, the walk
+					   * going on with no frame waiting), else NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
 	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
 	bool span_words;         /* cst_target_span_words of the target and its address size,
