@@ -77,7 +77,8 @@ static struct cst_frame *cur_frame(struct cst_unwind *u)
 	return u->cur;
 }
 
-/* The slot the current frame's caller is built in. */
+/* The slot the current frame's caller is built in: the other one, or the first when the
+ * current frame is the caller's (cst_unwind_next_kept). */
 static inline struct cst_frame *next_frame(struct cst_unwind *u)
 {
 	return u->cur == &u->slot[0] ? &u->slot[1] : &u->slot[0];
@@ -1483,6 +1484,14 @@ void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from)
 	frame_copy(to, from);
 }
 
+void cst_unwind_keep(struct cst_unwind *u)
+{
+	if (u->cur != &u->slot[0] && u->cur != &u->slot[1]) {
+		frame_copy(&u->slot[0], u->cur);
+		u->cur = &u->slot[0];
+	}
+}
+
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
@@ -1525,20 +1534,24 @@ static inline struct cst_ra_record *first_plain(const struct cst_unwind *u, stru
 	return u->span_words ? plain_record(u, r) : NULL;
 }
 
-/* Hands out C, the caller of F found at record REC through a plain link (struct
- * caller_link): what the rest of the step decides by the two records alone, decided
- * before.  Returns 1. */
-static inline int hand_out_linked(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *c,
+/* Hands out C, the caller of a frame whose CFA is CALLEE_CFA, found at record REC through
+ * a plain link (struct caller_link): what the rest of the step decides by the two records
+ * alone, decided before.  C is copied to OUT unless it is OUT.  Returns 1. */
+static inline int hand_out_linked(struct cst_unwind *u, uint64_t callee_cfa, struct cst_frame *c,
 				  struct cst_ra_record *rec, struct cst_frame *out)
 {
 	c->lookup_pc = rec->lookup;
-	c->callee_cfa = f->cfa;
+	c->callee_cfa = callee_cfa;
 	c->cfa = 0;
 	u->cur = c;                    /* C is the current frame now */
 	u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
 	u->cur_rec = rec;
 	u->cur_is_context = false;
 	u->plain_rec = first_plain(u, rec);
+	if (c == out) {
+		out->index = u->nframes++;
+		return 1;
+	}
 	return emit(u, c, out);
 }
 
@@ -1547,14 +1560,15 @@ static inline int hand_out_linked(struct cst_unwind *u, const struct cst_frame *
  * row gives the caller above it, and a plain link leads from R to the caller's record.
  * Returns 1 with the caller handed out in OUT, or 0 when the step is not such a one: the
  * whole step then runs as for any frame (what was done here is done again, to the same
- * effect: the current frame's registers read, the caller's cleared). */
+ * effect: the current frame's registers read, the caller's cleared).  IN_OUT (a constant):
+ * the caller is built in OUT itself, which becomes the current frame (OUT is not it). */
 static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u, struct cst_ra_record *r,
-		struct cst_frame *out, bool span_only)
+		struct cst_frame *out, bool span_only, bool in_out)
 {
 	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
 	if (u->nframes >= max)
 		return 0;
-	struct cst_frame *f = cur_frame(u), *c = next_frame(u);
+	struct cst_frame *f = cur_frame(u), *c = in_out ? out : next_frame(u);
 	const struct cst_arch *a = u->env->arch;
 	uint64_t cfa;
 	bool frame_record;
@@ -1567,7 +1581,6 @@ static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u
 	struct caller_link *link;
 	if (pc == 0 || sp <= f->sp || !(link = caller_link(r, pc)) || !link->plain)
 		return 0;
-	f->cfa = cfa;
 	/* C's fields that the row's application did not write */
 	c->pc = pc;
 	c->sp = sp;
@@ -1575,7 +1588,7 @@ static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u
 	c->marker = CST_MARK_NONE;
 	c->signal_frame = false;
 	c->note[0] = 0;
-	return hand_out_linked(u, f, c, link->rec, out);
+	return hand_out_linked(u, cfa, c, link->rec, out);
 }
 
 /* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
@@ -1665,6 +1678,7 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 	const struct cst_arch *a = u->env->arch;
 	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
 	u->plain_rec = NULL;           /* set again when a frame is handed out */
+	cst_unwind_keep(u);            /* the rest of the step works in the cursor's slots */
 	if (u->qlen > 0)
 		return hand_out(u, out);
 	if (u->cur_pending) {
@@ -1683,7 +1697,7 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 
 	/* a plain step whose saved registers are not all in the span */
 	struct cst_ra_record *r = plain_record(u, u->cur_rec);
-	if (r && plain_step(u, r, out, false))
+	if (r && plain_step(u, r, out, false, false))
 		return 1;
 	struct cst_frame *f = cur_frame(u), *c = next_frame(u);
 	struct cst_step step = { .origin = NULL };
@@ -1718,7 +1732,7 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
 	const bool ordinary = u->cur_rec && !f->signal_frame;
 	if (ordinary && link && link->plain)
-		return hand_out_linked(u, f, c, rec, out);
+		return hand_out_linked(u, f->cfa, c, rec, out);
 	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
 }
 
@@ -1726,9 +1740,17 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 {
 	/* most steps of a walk: a plain row and a plain link, decided before */
 	struct cst_ra_record *r = u->plain_rec;
-	if (r && plain_step(u, r, out, true))
+	if (r && plain_step(u, r, out, true, false))
 		return 1;
 	return next_step(u, out);
+}
+
+int cst_unwind_next_kept(struct cst_unwind *u, struct cst_frame *f)
+{
+	struct cst_ra_record *r = u->plain_rec;
+	if (r && (f == u->cur ? plain_step(u, r, f, true, false) : plain_step(u, r, f, true, true)))
+		return 1;
+	return next_step(u, f);
 }
 
 void cst_unwind_env_free(struct cst_unwind_env *env)

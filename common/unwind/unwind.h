@@ -134,7 +134,8 @@ struct cst_unwind {
 	struct cst_unwind_env *env;
 	struct cst_frame slot[2]; /* the last real frame found (*cur) and the one its caller is
 				   * built in: a step swaps them instead of copying */
-	struct cst_frame *cur;    /* one of slot (the cursor is not copied) */
+	struct cst_frame *cur;    /* one of slot (the cursor is not copied), or the frame
+				   * cst_unwind_next_kept stored last */
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, 2 it is cur_rec's
 				   * function (not copied), -1 no function known */
@@ -232,6 +233,18 @@ void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from);
  * did not grow; -CST_E_NO_FUNC: no rule found the caller).  After the end every call
  * returns the same value. */
 int cst_unwind_next(struct cst_unwind *u, struct cst_frame *f);
+
+/* Like cst_unwind_next, for a caller that keeps the frames it is given: the caller's frame
+ * is built in *F itself, and the cursor goes on from it there, without a copy of its own.
+ * Until the next call the caller leaves the frame stored in *F in place and unchanged (it
+ * may read it), or calls cst_unwind_keep before it moves or changes it.  F may be the frame
+ * the last call stored.  A walk uses this or cst_unwind_next, not both. */
+int cst_unwind_next_kept(struct cst_unwind *u, struct cst_frame *f);
+
+/* The cursor copies the frame cst_unwind_next_kept last stored, where it goes on from, into
+ * a slot of its own: the caller may move or change that frame after.  Nothing to do
+ * otherwise. */
+void cst_unwind_keep(struct cst_unwind *u);
 
 /* One line saying why the walk ended: "outermost frame", "cannot read memory at 0x...". */
 const char *cst_unwind_stop_reason(const struct cst_unwind *u);
