@@ -101,6 +101,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	u->span_words = env->target && cst_target_span_words(env->target, env->arch->addr_size);
 	u->qhead = u->qlen = 0;
 	u->nframes = 0;
+	u->max_frames = env->max_frames ? env->max_frames : DEFAULT_MAX_FRAMES;
 	u->started = false;
 	u->stop = CST_STOP_NONE;
 	u->stop_detail[0] = 0;
@@ -276,6 +277,8 @@ struct cst_ra_record {
 				  * whose frames are all context frames; else a return address's,
 				  * whose frames are ordinary callers but for a signal's */
 	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
+	uint8_t rung_found[2];   /* the found_by of a caller RUNG finds, by the frame-record flag
+				  * its row sets (rung_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
@@ -534,6 +537,8 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	}
 	r->rung_cfi = s->step == cst_cfi_step;
 	r->rung_found_by = (uint8_t)s->found_by;
+	r->rung_found[0] = r->rung_found_by;
+	r->rung_found[1] = r->rung_cfi ? r->rung_found_by : (uint8_t)CST_FOUND_FP;
 	r->rung = (int8_t)(i + 1);
 	r->rung_plain = r->rung_row->plain;
 }
@@ -543,7 +548,7 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
  * the frame-pointer chain (as cst_analysis_step stamps it). */
 static inline enum cst_found_by rung_found_by(const struct cst_ra_record *r, bool frame_record)
 {
-	return !r->rung_cfi && frame_record ? CST_FOUND_FP : (enum cst_found_by)r->rung_found_by;
+	return (enum cst_found_by)r->rung_found[frame_record];
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
@@ -1544,7 +1549,7 @@ static inline int hand_out_linked(struct cst_unwind *u, uint64_t callee_cfa, str
 	c->callee_cfa = callee_cfa;
 	c->cfa = 0;
 	u->cur = c;                    /* C is the current frame now */
-	u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+	u->cur_fn_state = 0;           /* REC's, looked up when asked (cur_func) */
 	u->cur_rec = rec;
 	u->cur_is_context = false;
 	u->plain_rec = first_plain(u, rec);
@@ -1565,8 +1570,7 @@ static inline int hand_out_linked(struct cst_unwind *u, uint64_t callee_cfa, str
 static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u, struct cst_ra_record *r,
 		struct cst_frame *out, bool span_only, bool in_out)
 {
-	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
-	if (u->nframes >= max)
+	if (u->nframes >= u->max_frames)
 		return 0;
 	struct cst_frame *f = cur_frame(u), *c = in_out ? out : next_frame(u);
 	const struct cst_arch *a = u->env->arch;
@@ -1676,7 +1680,7 @@ static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_fr
 static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_frame *out)
 {
 	const struct cst_arch *a = u->env->arch;
-	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
+	unsigned max = u->max_frames;
 	u->plain_rec = NULL;           /* set again when a frame is handed out */
 	cst_unwind_keep(u);            /* the rest of the step works in the cursor's slots */
 	if (u->qlen > 0)

@@ -106,7 +106,7 @@ struct cst_unwind_env {
 	const struct cst_arch *arch;
 	struct cst_target *target;
 	struct cst_symbols *syms;
-	unsigned max_frames;     /* 0: the default, 1024 */
+	unsigned max_frames;     /* 0: the default, 1024; read when a walk starts */
 	void *arch_cache;        /* decoded functions; owned by the arch, freed by cst_unwind_env_free */
 	const struct cst_perfmap *jit;   /* JIT code a perf map names (code outside modules), or NULL */
 	void *cfi_cache;         /* decoded CFI rows (cfi.c), freed by cst_unwind_env_free */
@@ -152,6 +152,7 @@ struct cst_unwind {
 	struct cst_inserted_frame queue[CST_MAX_TAIL_DEPTH + 1];
 	int qhead, qlen;
 	unsigned nframes;        /* frames handed out */
+	unsigned max_frames;     /* env->max_frames, or the default, when the walk started */
 	bool started;
 	enum cst_stop stop;
 	char stop_detail[128];
