@@ -1682,7 +1682,6 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 	const struct cst_arch *a = u->env->arch;
 	unsigned max = u->max_frames;
 	u->plain_rec = NULL;           /* set again when a frame is handed out */
-	cst_unwind_keep(u);            /* the rest of the step works in the cursor's slots */
 	if (u->qlen > 0)
 		return hand_out(u, out);
 	if (u->cur_pending) {
@@ -1703,12 +1702,13 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 	struct cst_ra_record *r = plain_record(u, u->cur_rec);
 	if (r && plain_step(u, r, out, false, false))
 		return 1;
-	struct cst_frame *f = cur_frame(u), *c = next_frame(u);
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	struct fn_facts ff = cur_fn_facts(u);
 	if (ff.outermost)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+	cst_unwind_keep(u);            /* the strategies write the current frame (its CFA) */
+	struct cst_frame *f = cur_frame(u), *c = next_frame(u);
 	int rc = climb(u, f, u->cur_is_context, c, &step);
 	if (rc == 0)
 		return end_at(u, f);
