@@ -108,7 +108,7 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 	const struct cst_arch *a = env->arch;
 	struct cst_frame *f = cur_frame(u);
 	frame_reset(f);
-	f->regs = *regs;
+	cst_regs_copy(&f->regs, regs);
 	if (!cst_reg_get(regs, a->pc_reg, &f->pc) || !cst_reg_get(regs, a->sp_reg, &f->sp))
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc;
