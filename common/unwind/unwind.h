@@ -145,7 +145,7 @@ struct cst_unwind {
 					   * rung's row plain, cur an ordinary caller, the walk
 					   * going on with no frame waiting), else NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
-	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
+	bool cur_pending;        /* *cur is handed out after the inserted frames */
 	bool span_words;         /* cst_target_span_words of the target and its address size,
 				  * found once per walk; false (every word read through the back
 				  * end) in a cursor not started */
