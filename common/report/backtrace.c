@@ -136,11 +136,13 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 	struct bt_frame *frames = t->frames;
 	size_t n = 0;
 	size_t real_start = 0, real_end = 0;  /* the last real frame and its inlined frames */
-	/* the cursor writes each frame into the thread's next slot, with room for the frames
-	 * of the functions inlined into it, which go before it; a frame's number is its
-	 * index */
+	/* the cursor builds each frame in the thread's next slot, with room for the frames
+	 * of the functions inlined into it, which go before it, and goes on from it there
+	 * (cst_unwind_next_kept): it takes the frame back before the frames move; a frame's
+	 * number is its index */
 	for (;;) {
 		if (n + 16 + 1 > cap) {
+			cst_unwind_keep(&u);
 			cap = cap ? 2 * cap : 32;
 			struct bt_frame *p = realloc(frames, cap * sizeof *p);
 			if (!p) {
@@ -152,7 +154,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 			t->cap = cap;
 		}
 		struct cst_frame *f = &frames[n].f;
-		if ((rc = cst_unwind_next(&u, f)) <= 0)
+		if ((rc = cst_unwind_next_kept(&u, f)) <= 0)
 			break;
 		/* a frame's CFA is found with its caller: it comes as the caller's callee_cfa,
 		 * for the frame and the functions inlined into it (a lost tail call has none) */
@@ -160,7 +162,8 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		if (real && f->callee_cfa)
 			for (size_t k = real_start; k < real_end; k++)
 				frames[k].f.cfa = f->callee_cfa;
-		f->cfa = 0;
+		if (!real)
+			f->cfa = 0;      /* a real frame comes with none */
 		/* past the limit, frames are walked up to the next real one, for the CFA of the
 		 * frames before it, and not kept */
 		if (n >= keep) {
@@ -175,6 +178,7 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 		size_t first = n;
 		int ninl = locate_cached(env, t->addrs, f, b, chain);
 		if (ninl > 1) {
+			cst_unwind_keep(&u);
 			struct bt_frame *own = &frames[n + (size_t)ninl - 1];
 			cst_frame_copy(&own->f, &b->f);
 			own->loc = b->loc;

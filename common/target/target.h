@@ -91,8 +91,9 @@ static inline bool cst_target_span_words(const struct cst_target *t, unsigned si
  * true when S holds all of it, false otherwise (nothing read: read it through the target). */
 static inline bool cst_span_word(const struct cst_target_span *s, uint64_t addr, uint64_t *out)
 {
+	/* one comparison per word where the span's length is known (a loop's copy of it) */
 	uint64_t rel = addr - s->addr;
-	if (rel >= s->len || s->len - rel < 8)
+	if (s->len < 8 || rel > s->len - 8)
 		return false;
 	memcpy(out, s->data + rel, 8);
 	return true;

@@ -58,7 +58,7 @@ int cst_row_apply(struct cst_unwind *u, const struct cst_row *row, uint64_t bias
 		  bool *frame_record, struct cst_reg_origin *origin)
 {
 	if (row->plain && !origin)
-		return cst_row_apply_plain(u, row, in, out, cfap, frame_record);
+		return cst_row_apply_plain(u, row, in, out, cfap, frame_record, false);
 	const struct cst_arch *arch = u->env->arch;
 	uint64_t cfa;
 	*frame_record = false;

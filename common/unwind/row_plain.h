@@ -65,9 +65,12 @@ static inline __attribute__((always_inline)) int cst_row_done(struct cst_unwind 
 /* cst_row_apply for a plain row (cst_row.plain), without ORIGIN and without expressions
  * (no load bias): the rules found by kind and the saved registers from the row's list, read
  * through a copy of the target's span (when U->span_words); neither reads another's result,
- * nor fails but for the return address.  Returns as cst_row_apply. */
+ * nor fails but for the return address.  Returns as cst_row_apply; with SPAN_ONLY (a
+ * constant, U->span_words set), 0 as soon as a saved register is not in the span, where it
+ * would read the target (the caller applies the row again without it): a loop that calls
+ * nothing keeps its values in registers. */
 static inline __attribute__((always_inline)) int cst_row_apply_plain(struct cst_unwind *u, const struct cst_row *row, const struct cst_regs *in,
-		       struct cst_regs *out, uint64_t *cfap, bool *frame_record)
+		       struct cst_regs *out, uint64_t *cfap, bool *frame_record, bool span_only)
 {
 	const struct cst_arch *arch = u->env->arch;
 	const uint64_t valid = in->valid[0];
@@ -94,11 +97,13 @@ static inline __attribute__((always_inline)) int cst_row_apply_plain(struct cst_
 	uint64_t got = row->at_cfa | row->saved;   /* less the slots that cannot be read */
 	const struct cst_target *t = u->env->target;
 	const struct cst_target_span none = { .len = 0 };
-	struct cst_target_span span = u->span_words ? t->span : none;
+	struct cst_target_span span = span_only || u->span_words ? t->span : none;
 	for (unsigned k = 0; k < row->nsaved; k++) {
 		int r = row->saved_reg[k];
 		uint64_t v, addr = cfa + (uint64_t)row->saved_off[k];
 		if (!cst_span_word(&span, addr, &v)) {
+			if (span_only)
+				return 0;
 			int rc = cst_target_read_word(t, addr, arch->addr_size, &v);
 			span = u->span_words ? t->span : none;   /* the read may move it */
 			if (rc < 0) {

@@ -74,7 +74,14 @@ static void frame_reset(struct cst_frame *f)
 
 static struct cst_frame *cur_frame(struct cst_unwind *u)
 {
-	return &u->slot[u->cur];
+	return u->cur;
+}
+
+/* The slot the current frame's caller is built in: the other one, or the first when the
+ * current frame is the caller's (cst_unwind_next_kept). */
+static inline struct cst_frame *next_frame(struct cst_unwind *u)
+{
+	return u->cur == &u->slot[0] ? &u->slot[1] : &u->slot[0];
 }
 
 static inline const struct cst_func *cur_func(struct cst_unwind *u);
@@ -85,21 +92,23 @@ int cst_unwind_start(struct cst_unwind *u, struct cst_unwind_env *env, const str
 {
 	/* field by field: the cursor's queue of frames needs no clearing */
 	u->env = env;
-	u->cur = 0;
+	u->cur = &u->slot[0];
 	u->cur_fn_state = 0;
 	u->cur_rec = NULL;
+	u->plain_rec = NULL;
 	u->cur_is_context = false;
 	u->cur_pending = false;
 	u->span_words = env->target && cst_target_span_words(env->target, env->arch->addr_size);
 	u->qhead = u->qlen = 0;
 	u->nframes = 0;
+	u->max_frames = env->max_frames ? env->max_frames : DEFAULT_MAX_FRAMES;
 	u->started = false;
 	u->stop = CST_STOP_NONE;
 	u->stop_detail[0] = 0;
 	const struct cst_arch *a = env->arch;
 	struct cst_frame *f = cur_frame(u);
 	frame_reset(f);
-	f->regs = *regs;
+	cst_regs_copy(&f->regs, regs);
 	if (!cst_reg_get(regs, a->pc_reg, &f->pc) || !cst_reg_get(regs, a->sp_reg, &f->sp))
 		return -CST_E_INVAL;
 	f->lookup_pc = f->pc;
@@ -268,6 +277,8 @@ struct cst_ra_record {
 				  * whose frames are all context frames; else a return address's,
 				  * whose frames are ordinary callers but for a signal's */
 	uint8_t rung_found_by;   /* RUNG's found_by (enum cst_found_by) */
+	uint8_t rung_found[2];   /* the found_by of a caller RUNG finds, by the frame-record flag
+				  * its row sets (rung_found_by) */
 	const struct cst_row *rung_row;
 	uint64_t rung_bias;
 	struct fn_facts facts;   /* FN's, when fn_state is 1 */
@@ -526,8 +537,18 @@ static void remember_rung(struct cst_ra_record *r, const struct cst_strategy *s,
 	}
 	r->rung_cfi = s->step == cst_cfi_step;
 	r->rung_found_by = (uint8_t)s->found_by;
+	r->rung_found[0] = r->rung_found_by;
+	r->rung_found[1] = r->rung_cfi ? r->rung_found_by : (uint8_t)CST_FOUND_FP;
 	r->rung = (int8_t)(i + 1);
 	r->rung_plain = r->rung_row->plain;
+}
+
+/* The found_by of a caller that the rung remembered in R found, its row having set
+ * FRAME_RECORD: the analysis rung's frame with the callee's frame record set up is found by
+ * the frame-pointer chain (as cst_analysis_step stamps it). */
+static inline enum cst_found_by rung_found_by(const struct cst_ra_record *r, bool frame_record)
+{
+	return (enum cst_found_by)r->rung_found[frame_record];
 }
 
 /* The rung remembered in R (remember_rung) run again on F: its row applied as that rung
@@ -541,7 +562,7 @@ static inline __attribute__((always_inline)) int remembered_rung(struct cst_unwi
 	c->found_by = r->rung_found_by;
 	/* a plain row (most rows) applied inline: this is most steps of a walk */
 	int rc = r->rung_row->plain ?
-		 cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) :
+		 cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record, false) :
 		 cst_row_apply(u, r->rung_row, r->rung_bias, &f->regs, &c->regs, &cfa, &frame_record, NULL);
 	if (r->rung_cfi) {
 		/* as cst_cfi_step: its frame-record flag is the row's even when it fails */
@@ -557,8 +578,7 @@ static inline __attribute__((always_inline)) int remembered_rung(struct cst_unwi
 		return rc;
 	f->cfa = cfa;
 	out->fp_record = frame_record;
-	if (frame_record)
-		c->found_by = CST_FOUND_FP;
+	c->found_by = rung_found_by(r, frame_record);
 	return 1;
 }
 
@@ -632,7 +652,7 @@ int cst_unwind_explain(struct cst_unwind_env *env, const struct cst_frame *calle
 	struct cst_unwind u;
 	if (cst_unwind_start(&u, env, &callee->regs) < 0)
 		return 0;
-	struct cst_frame *f = cur_frame(&u), *c = &u.slot[!u.cur];
+	struct cst_frame *f = cur_frame(&u), *c = next_frame(&u);
 	*f = *callee;
 	u.cur_rec = NULL;          /* CALLEE's lookup address may not be its pc */
 	struct cst_step out = { .origin = origin };
@@ -1469,6 +1489,14 @@ void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from)
 	frame_copy(to, from);
 }
 
+void cst_unwind_keep(struct cst_unwind *u)
+{
+	if (u->cur != &u->slot[0] && u->cur != &u->slot[1]) {
+		frame_copy(&u->slot[0], u->cur);
+		u->cur = &u->slot[0];
+	}
+}
+
 /* Hands frame F out as the walk's next frame: copied to OUT, numbered.  Returns 1. */
 static inline int emit(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *out)
 {
@@ -1494,53 +1522,77 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 	return 1;
 }
 
-/* Hands out C, the caller of F found at record REC through a plain link (struct
- * caller_link): what the rest of the step decides by the two records alone, decided
- * before.  Returns 1. */
-static inline int hand_out_linked(struct cst_unwind *u, const struct cst_frame *f, struct cst_frame *c,
+/* Whether the step from the current frame, at record R (NULL: none), may be a plain one
+ * (plain_step): R's rung applies a plain row, and the frame is an ordinary caller whose
+ * function is not one that ends the walk.  Asked when the frame is handed out, with no
+ * frame waiting to be. */
+static inline struct cst_ra_record *plain_record(const struct cst_unwind *u, struct cst_ra_record *r)
+{
+	return r && r->rung_plain && !u->cur_is_context && !u->cur->signal_frame &&
+	       r->fn_state != 0 && !r->facts.outermost ? r : NULL;
+}
+
+/* plain_record for cst_unwind_next's first try, which reads the saved registers from the
+ * target's span alone (U->span_words). */
+static inline struct cst_ra_record *first_plain(const struct cst_unwind *u, struct cst_ra_record *r)
+{
+	return u->span_words ? plain_record(u, r) : NULL;
+}
+
+/* Hands out C, the caller of a frame whose CFA is CALLEE_CFA, found at record REC through
+ * a plain link (struct caller_link): what the rest of the step decides by the two records
+ * alone, decided before.  C is copied to OUT unless it is OUT.  Returns 1. */
+static inline int hand_out_linked(struct cst_unwind *u, uint64_t callee_cfa, struct cst_frame *c,
 				  struct cst_ra_record *rec, struct cst_frame *out)
 {
 	c->lookup_pc = rec->lookup;
-	c->callee_cfa = f->cfa;
+	c->callee_cfa = callee_cfa;
 	c->cfa = 0;
-	u->cur = !u->cur;              /* C is the current frame now */
-	u->cur_fn_state = rec->fn_state > 0 ? 2 : -1;
+	u->cur = c;                    /* C is the current frame now */
+	u->cur_fn_state = 0;           /* REC's, looked up when asked (cur_func) */
 	u->cur_rec = rec;
 	u->cur_is_context = false;
+	u->plain_rec = first_plain(u, rec);
+	if (c == out) {
+		out->index = u->nframes++;
+		return 1;
+	}
 	return emit(u, c, out);
 }
 
-/* The step from F, the current frame, an ordinary caller whose record R remembers a rung
- * with a plain row, when the step is one of those its records decided before: the row gives
- * the caller C, above F, and a plain link leads from R to the caller's record.  Returns 1
- * with C handed out in OUT, or 0 when the step is not such a one: the whole step then runs
- * as for any frame (what was done here is done again, to the same effect: F's registers
- * read, C's cleared). */
+/* The step from the current frame, an ordinary caller whose record R remembers a rung with
+ * a plain row (plain_record), when the step is one of those its records decided before: the
+ * row gives the caller above it, and a plain link leads from R to the caller's record.
+ * Returns 1 with the caller handed out in OUT, or 0 when the step is not such a one: the
+ * whole step then runs as for any frame (what was done here is done again, to the same
+ * effect: the current frame's registers read, the caller's cleared).  IN_OUT (a constant):
+ * the caller is built in OUT itself, which becomes the current frame (OUT is not it). */
 static inline __attribute__((always_inline)) int plain_step(struct cst_unwind *u, struct cst_ra_record *r,
-		struct cst_frame *f, struct cst_frame *c, struct cst_frame *out)
+		struct cst_frame *out, bool span_only, bool in_out)
 {
-	const struct cst_arch *a = u->env->arch;
-	uint64_t cfa, pc;
-	bool frame_record;
-	/* C's fields that are not written below (nor its valid bits, which the row's
-	 * application writes) */
-	c->marker = CST_MARK_NONE;
-	c->signal_frame = false;
-	c->note[0] = 0;
-	if (cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record) <= 0 ||
-	    !cst_reg_get(&c->regs, a->pc_reg, &pc) || pc == 0)
+	if (u->nframes >= u->max_frames)
 		return 0;
+	struct cst_frame *f = cur_frame(u), *c = in_out ? out : next_frame(u);
+	const struct cst_arch *a = u->env->arch;
+	uint64_t cfa;
+	bool frame_record;
+	/* a row that gives the caller defines its return address */
+	if (cst_row_apply_plain(u, r->rung_row, &f->regs, &c->regs, &cfa, &frame_record, span_only) <= 0)
+		return 0;
+	uint64_t pc = c->regs.val[a->pc_reg];
 	/* the stack check of cst_unwind_next, for an ordinary caller */
 	uint64_t sp = cfa - a->stack_bias;
 	struct caller_link *link;
-	if (sp <= f->sp || !(link = caller_link(r, pc)) || !link->plain)
+	if (pc == 0 || sp <= f->sp || !(link = caller_link(r, pc)) || !link->plain)
 		return 0;
-	/* as remembered_rung */
-	f->cfa = cfa;
-	c->found_by = !r->rung_cfi && frame_record ? CST_FOUND_FP : r->rung_found_by;
+	/* C's fields that the row's application did not write */
 	c->pc = pc;
 	c->sp = sp;
-	return hand_out_linked(u, f, c, link->rec, out);
+	c->found_by = rung_found_by(r, frame_record);
+	c->marker = CST_MARK_NONE;
+	c->signal_frame = false;
+	c->note[0] = 0;
+	return hand_out_linked(u, cfa, c, link->rec, out);
 }
 
 /* The rest of cst_unwind_next's step from F to its caller C, whose registers are found:
@@ -1578,8 +1630,6 @@ static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_fr
 		c->signal_frame = true;
 		c->lookup_pc = c->pc;
 	}
-	if (u->cur_is_context && !step.fp_record)
-		c->marker = CST_MARK_RECOVERED_CALLER;
 	/* the callee's CFA is known now; the caller's own only when its caller is found */
 	c->callee_cfa = f->cfa;
 	c->cfa = 0;
@@ -1607,7 +1657,7 @@ static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_fr
 	if (plain && ordinary && link && rec && rf.known && !c->signal_frame && !ff.fault_callee)
 		link->plain = true;
 	bool interrupted = f->signal_frame;
-	u->cur = !u->cur;              /* C is the current frame now */
+	u->cur = c;                    /* C is the current frame now */
 	if (rec) {
 		u->cur_fn_state = caller_fn ? 2 : -1;
 	} else {
@@ -1617,20 +1667,26 @@ static __attribute__((noinline)) int step_on(struct cst_unwind *u, struct cst_fr
 	}
 	u->cur_rec = rec;
 	u->cur_is_context = interrupted;
-	if (u->qlen == 0)
+	if (u->qlen == 0) {
+		u->plain_rec = first_plain(u, rec);
 		return emit(u, c, out);
+	}
 	u->cur_pending = true;     /* handed out after the frames inserted before it */
 	return hand_out(u, out);
 }
 
-int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
+/* cst_unwind_next for every step but a plain one: not inlined, so that the plain step's
+ * code stays small. */
+static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_frame *out)
 {
 	const struct cst_arch *a = u->env->arch;
-	unsigned max = u->env->max_frames ? u->env->max_frames : DEFAULT_MAX_FRAMES;
+	unsigned max = u->max_frames;
+	u->plain_rec = NULL;           /* set again when a frame is handed out */
 	if (u->qlen > 0)
 		return hand_out(u, out);
 	if (u->cur_pending) {
 		u->cur_pending = false;
+		u->plain_rec = first_plain(u, u->cur_rec);
 		return emit(u, cur_frame(u), out);
 	}
 	if (u->stop != CST_STOP_NONE)
@@ -1642,16 +1698,17 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 	if (u->nframes >= max)
 		return stop(u, CST_STOP_LIMIT, -CST_E_LIMIT, "frame limit (%u) reached", max);
 
-	struct cst_frame *f = cur_frame(u), *c = &u->slot[!u->cur];
-	struct cst_ra_record *r = u->cur_rec;
-	if (r && r->rung_plain && !u->cur_is_context && !f->signal_frame && r->fn_state != 0 &&
-	    !r->facts.outermost && plain_step(u, r, f, c, out))
+	/* a plain step whose saved registers are not all in the span */
+	struct cst_ra_record *r = plain_record(u, u->cur_rec);
+	if (r && plain_step(u, r, out, false, false))
 		return 1;
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	struct fn_facts ff = cur_fn_facts(u);
 	if (ff.outermost)
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
+	cst_unwind_keep(u);            /* the strategies write the current frame (its CFA) */
+	struct cst_frame *f = cur_frame(u), *c = next_frame(u);
 	int rc = climb(u, f, u->cur_is_context, c, &step);
 	if (rc == 0)
 		return end_at(u, f);
@@ -1672,15 +1729,32 @@ int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
 			    "stack pointer did not grow (0x%" PRIx64 " after 0x%" PRIx64 ")", c->sp, f->sp);
 	if (c->pc == 0)
 		return end_at(u, f);
+	/* the caller of an innermost frame whose function had no frame record at its pc */
+	if (u->cur_is_context && !step.fp_record)
+		c->marker = CST_MARK_RECOVERED_CALLER;
 	struct caller_link *link;
 	struct cst_ra_record *rec = caller_record(u, c->pc, &link);
 	const bool ordinary = u->cur_rec && !f->signal_frame;
-	if (ordinary && link && link->plain) {
-		if (u->cur_is_context && !step.fp_record)
-			c->marker = CST_MARK_RECOVERED_CALLER;
-		return hand_out_linked(u, f, c, rec, out);
-	}
+	if (ordinary && link && link->plain)
+		return hand_out_linked(u, f->cfa, c, rec, out);
 	return step_on(u, f, c, rec, link, ordinary, ff, step, out);
+}
+
+int cst_unwind_next(struct cst_unwind *u, struct cst_frame *out)
+{
+	/* most steps of a walk: a plain row and a plain link, decided before */
+	struct cst_ra_record *r = u->plain_rec;
+	if (r && plain_step(u, r, out, true, false))
+		return 1;
+	return next_step(u, out);
+}
+
+int cst_unwind_next_kept(struct cst_unwind *u, struct cst_frame *f)
+{
+	struct cst_ra_record *r = u->plain_rec;
+	if (r && (f == u->cur ? plain_step(u, r, f, true, false) : plain_step(u, r, f, true, true)))
+		return 1;
+	return next_step(u, f);
 }
 
 void cst_unwind_env_free(struct cst_unwind_env *env)

@@ -106,7 +106,7 @@ struct cst_unwind_env {
 	const struct cst_arch *arch;
 	struct cst_target *target;
 	struct cst_symbols *syms;
-	unsigned max_frames;     /* 0: the default, 1024 */
+	unsigned max_frames;     /* 0: the default, 1024; read when a walk starts */
 	void *arch_cache;        /* decoded functions; owned by the arch, freed by cst_unwind_env_free */
 	const struct cst_perfmap *jit;   /* JIT code a perf map names (code outside modules), or NULL */
 	void *cfi_cache;         /* decoded CFI rows (cfi.c), freed by cst_unwind_env_free */
@@ -132,22 +132,27 @@ struct cst_inserted_frame {
 
 struct cst_unwind {
 	struct cst_unwind_env *env;
-	struct cst_frame slot[2]; /* the last real frame found (slot[cur]) and the one its caller
-				   * is built in: a step swaps them instead of copying */
-	int cur;
+	struct cst_frame slot[2]; /* the last real frame found (*cur) and the one its caller is
+				   * built in: a step swaps them instead of copying */
+	struct cst_frame *cur;    /* one of slot (the cursor is not copied), or the frame
+				   * cst_unwind_next_kept stored last */
 	struct cst_func cur_fn;   /* cur's function, once looked up */
 	int cur_fn_state;         /* 0 not looked up yet, 1 cur_fn known, 2 it is cur_rec's
 				   * function (not copied), -1 no function known */
 	struct cst_ra_record *cur_rec;  /* what is remembered of cur's return address and lookup
 					 * address (unwind.c), or NULL */
+	struct cst_ra_record *plain_rec;  /* cur_rec when the next step may be a plain one (its
+					   * rung's row plain, cur an ordinary caller, the walk
+					   * going on with no frame waiting), else NULL */
 	bool cur_is_context;     /* cur's registers are a full context (frame 0 or interrupted) */
-	bool cur_pending;        /* slot[cur] is handed out after the inserted frames */
+	bool cur_pending;        /* *cur is handed out after the inserted frames */
 	bool span_words;         /* cst_target_span_words of the target and its address size,
 				  * found once per walk; false (every word read through the back
 				  * end) in a cursor not started */
 	struct cst_inserted_frame queue[CST_MAX_TAIL_DEPTH + 1];
 	int qhead, qlen;
 	unsigned nframes;        /* frames handed out */
+	unsigned max_frames;     /* env->max_frames, or the default, when the walk started */
 	bool started;
 	enum cst_stop stop;
 	char stop_detail[128];
@@ -229,6 +234,18 @@ void cst_frame_copy(struct cst_frame *to, const struct cst_frame *from);
  * did not grow; -CST_E_NO_FUNC: no rule found the caller).  After the end every call
  * returns the same value. */
 int cst_unwind_next(struct cst_unwind *u, struct cst_frame *f);
+
+/* Like cst_unwind_next, for a caller that keeps the frames it is given: the caller's frame
+ * is built in *F itself, and the cursor goes on from it there, without a copy of its own.
+ * Until the next call the caller leaves the frame stored in *F in place and unchanged (it
+ * may read it), or calls cst_unwind_keep before it moves or changes it.  F may be the frame
+ * the last call stored.  A walk uses this or cst_unwind_next, not both. */
+int cst_unwind_next_kept(struct cst_unwind *u, struct cst_frame *f);
+
+/* The cursor copies the frame cst_unwind_next_kept last stored, where it goes on from, into
+ * a slot of its own: the caller may move or change that frame after.  Nothing to do
+ * otherwise. */
+void cst_unwind_keep(struct cst_unwind *u);
 
 /* One line saying why the walk ended: "outermost frame", "cannot read memory at 0x...". */
 const char *cst_unwind_stop_reason(const struct cst_unwind *u);
