@@ -1,13 +1,15 @@
-/* Small helpers shared by common/: a search of sorted address tables, a hash of a word,
- * readers of fields in raw bytes and a hex writer. */
+/* Small helpers shared by common/ and its front ends: a search of sorted address tables, a
+ * hash of a word, readers of fields in raw bytes, a hex writer and a whole-buffer write. */
 #ifndef CST_UTIL_H
 #define CST_UTIL_H
 
 #include <endian.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 /* KEY times 2^64/phi (Fibonacci hashing, Knuth, TAOCP vol. 3, 6.4): its high bits depend on
  * every bit of KEY, so a hash table takes its index from them. */
@@ -77,6 +79,26 @@ static inline char *cst_hex(const uint8_t *p, size_t n, char *out)
 	}
 	out[2 * n] = 0;
 	return out;
+}
+
+/* Writes the N bytes at BUF to descriptor FD, again after a short write or EINTR.  Returns N;
+ * -1 when a write fails (errno says why); or the bytes written before a write that wrote
+ * nothing (fewer than N). */
+static inline ssize_t cst_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(fd, p + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0)
+			break;
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
 }
 
 #endif

@@ -1,9 +1,8 @@
 /* Threads walked by forked workers, their text put out in thread order (workers.h). */
 #include "workers.h"
+#include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -44,7 +43,7 @@ static void read_hooks(void)
 	slot_bytes = e && !*end && n >= 4096 && n <= (64ULL << 20) ? (size_t)n : SLOT_BYTES_DEFAULT;
 }
 
-static void log_walk(unsigned processes, size_t nchunks, size_t here, size_t given_back, size_t inline_chunks,
+static void log_walk(unsigned processes, size_t nchunks, size_t here, size_t given_back, size_t through_socket,
 		     unsigned failed)
 {
 	const char *path = getenv("CORESTACK_WORKERS_LOG");
@@ -52,7 +51,7 @@ static void log_walk(unsigned processes, size_t nchunks, size_t here, size_t giv
 	if (!f)
 		return;
 	fprintf(f, "processes %u chunks %zu walked-here %zu given-back %zu through-socket %zu failed %u\n",
-		processes, nchunks, here, given_back, inline_chunks, failed);
+		processes, nchunks, here, given_back, through_socket, failed);
 	fclose(f);
 }
 
@@ -83,19 +82,18 @@ unsigned workers_jobs(unsigned jobs, size_t nthreads)
 	return n > AUTO_MAX_JOBS ? AUTO_MAX_JOBS : (unsigned)n;
 }
 
+/* Writes the N bytes at BUF to FD; -1 when they did not all go. */
 static int write_full(int fd, const void *buf, size_t n)
 {
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return cst_write_all(fd, buf, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* The threads of chunk C (of CHUNK threads each, from FIRST; the last one ends at END): FIRST
+ * to END - 1 in *A and *B. */
+static void chunk_threads(size_t c, size_t chunk, size_t first, size_t end, size_t *a, size_t *b)
+{
+	*a = first + c * chunk;
+	*b = *a + chunk < end ? *a + chunk : end;
 }
 
 static int read_full(int fd, void *buf, size_t n)
@@ -175,7 +173,8 @@ static void work(const struct workers_walk *w, size_t first, size_t end, size_t 
 		_exit(0);
 	uint64_t mine = 0, acked = 0;
 	for (size_t c = k; c < nchunks; c += jobs, mine++) {
-		size_t a = first + c * chunk, b = a + chunk < end ? a + chunk : end;
+		size_t a, b;
+		chunk_threads(c, chunk, first, end, &a, &b);
 		if (mine >= SLOTS && wait_taken(fd, mine - SLOTS, &acked) < 0)
 			_exit(0);
 		int slot = (int)(mine % SLOTS);
@@ -307,7 +306,8 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 	size_t here = 0, given_back = 0, through_socket = 0;
 	unsigned failed = 0;
 	for (size_t c = 0; c < nchunks; c++) {
-		size_t a = first + c * chunk, b = a + chunk < end ? a + chunk : end;
+		size_t a, b;
+		chunk_threads(c, chunk, first, end, &a, &b);
 		unsigned k = (unsigned)(c % jobs);
 		if (!alone && k && k < processes) {
 			struct worker *wk = &ws[k - 1];

@@ -2,6 +2,7 @@
 #include "decompress.h"
 #include "error.h"
 #include "openfile.h"
+#include "util.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -111,16 +112,10 @@ static int sink_write(struct sink *k, const uint8_t *p, size_t n, char *err, siz
 				"the uncompressed core is larger than the size bound of %llu bytes",
 				(unsigned long long)k->max);
 	k->written += n;
-	while (n > 0) {
-		ssize_t w = write(k->fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return cst_fail(err, errlen, -CST_E_IO, "cannot write the uncompressed core to %s: %s",
-					k->dir, w < 0 ? strerror(errno) : "short write");
-		p += w;
-		n -= (size_t)w;
-	}
+	ssize_t w = cst_write_all(k->fd, p, n);
+	if (w != (ssize_t)n)
+		return cst_fail(err, errlen, -CST_E_IO, "cannot write the uncompressed core to %s: %s",
+				k->dir, w < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
