@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,9 +34,8 @@
 
 /* How the chunks are shared.  The parent walks them in order and puts each out as it goes:
  * a chunk nobody claimed it walks itself; one a worker claimed it takes from the worker,
- * waiting for it (on the CPU, not asleep: a sleeping CPU of a virtual machine can take long
- * to wake) at most about as long as it takes to walk a chunk itself, and walks it itself when
- * the worker is late (the worker's text is then dropped).  A worker claims the first chunk
+ * waiting for it at most about as long as it takes to walk a chunk itself (on the CPU first:
+ * SPIN_NS), and walks it itself when the worker is late (the worker's text is then dropped).  A worker claims the first chunk
  * nobody claimed from JOBS chunks past its last one, and LEAD past the one the parent puts out
  * next: the processes take turns while they walk at one speed, and a worker that runs late
  * (its CPU busy with something else) skips ahead of the parent.  The parent never waits long
@@ -48,9 +48,13 @@
  * CORESTACK_WORKERS_DEAL=late has the parent wait for none, so that it walks a worker's chunk
  * itself unless it was ready, and drops the worker's text later. */
 #define LEAD 2
-/* the parent's wait for a worker's chunk: its own last chunk's walk, within these bounds */
+/* the parent's wait for a worker's chunk: its own last chunk's walk (a worker's chunk of deep
+ * stacks takes as long as the parent's), within these bounds */
 #define MIN_WAIT_NS 20000
-#define MAX_WAIT_NS 5000000
+#define MAX_WAIT_NS 1000000000
+/* how long the parent waits on the CPU before it sleeps: a sleeping CPU of a virtual machine
+ * can take milliseconds to wake */
+#define SPIN_NS 200000
 
 /* The test hooks (doc/testing.md): CORESTACK_WORKERS_SLOT, a slot's size in bytes (4096 to
  * 64 MiB), so that a test can send text through the socket; CORESTACK_WORKERS_LOG, a file to
@@ -454,17 +458,28 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 		uint64_t wait_ns, struct tally *t)
 {
 	if (wait_ns) {
-		uint64_t until = now_ns() + wait_ns;
+		uint64_t start = now_ns(), until = start + wait_ns;
 		for (unsigned spins = 1; !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY); spins++) {
-			if (spins % 64 == 0) {
-				if (now_ns() >= until) {
-					if (wk->nlate == SLOTS)
-						return -1;    /* cannot be: it has no slot for C */
-					wk->late[wk->nlate++] = c;
-					return 0;
-				}
-				sched_yield();   /* for a worker that shares this CPU */
+			if (spins % 64)
+				continue;
+			uint64_t at = now_ns();
+			if (at >= until) {
+				if (wk->nlate == SLOTS)
+					return -1;    /* cannot be: it has no slot for C */
+				wk->late[wk->nlate++] = c;
+				return 0;
 			}
+			if (at - start < SPIN_NS) {
+				sched_yield();   /* for a worker that shares this CPU */
+				continue;
+			}
+			/* a long wait sleeps until the worker's socket has something: C's header,
+			 * or those of late chunks, dropped here */
+			drop_ready(d, wk);
+			struct pollfd p = { .fd = wk->fd, .events = POLLIN };
+			struct timespec left = { .tv_sec = (time_t)((until - at) / 1000000000u),
+						 .tv_nsec = (long)((until - at) % 1000000000u) };
+			(void)ppoll(&p, 1, &left, NULL);
 		}
 	}
 	struct chunk_head h;
