@@ -479,7 +479,9 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 			struct pollfd p = { .fd = wk->fd, .events = POLLIN };
 			struct timespec left = { .tv_sec = (time_t)((until - at) / 1000000000u),
 						 .tv_nsec = (long)((until - at) % 1000000000u) };
-			(void)ppoll(&p, 1, &left, NULL);
+			if (ppoll(&p, 1, &left, NULL) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) &&
+			    !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY))
+				return -1;       /* gone before C */
 		}
 	}
 	struct chunk_head h;
