@@ -302,10 +302,12 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 
 /* Writes LEN bytes to standard output (with DROP, nowhere): from P, or (P NULL) read from
  * socket FD.  A write error (the reader went away, a full disk) drops the rest, as stdio's
- * buffer would; returns -1 when FD ends early. */
+ * buffer would.  Returns 0; when FD ends early, -1 before any of the bytes came, -2 after
+ * some of them. */
 static int pass_on(int fd, const char *p, uint64_t len, bool drop)
 {
 	static char buf[64 << 10];
+	int ended = -1;
 	while (len) {
 		size_t n = len < sizeof buf ? (size_t)len : sizeof buf;
 		if (p) {
@@ -315,12 +317,13 @@ static int pass_on(int fd, const char *p, uint64_t len, bool drop)
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
-				return -1;
+				return ended;
 			n = (size_t)r;
 		}
 		if (!drop && write_full(1, p ? p : buf, n) < 0)
 			drop = true;
 		len -= n;
+		ended = -2;
 	}
 	return 0;
 }
@@ -492,7 +495,10 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 	if (read_head(wk, c, &h) < 0 || h.chunk != c || h.given_back)
 		return -1;
 	w->flush(w->ctx);
-	if (pass_on(wk->fd, h.slot < 0 ? NULL : wk->slots + (size_t)h.slot * slot_bytes, h.len, false) < 0) {
+	int passed = pass_on(wk->fd, h.slot < 0 ? NULL : wk->slots + (size_t)h.slot * slot_bytes, h.len, false);
+	if (passed == -1)
+		return -1;      /* gone before any of C's text went out: the parent walks C */
+	if (passed < 0) {
 		fprintf(stderr, "corestack: a worker process ended in the middle of its text\n");
 		exit(2);
 	}

@@ -104,6 +104,21 @@ same jobs-socket-late-json s-json sock-late-json
 l=$(CORESTACK_WORKERS_DEAL=turns logged --json --jobs 2 "$C")
 case $l in *" through-socket 0") fail jobs-socket-used "log: '$l'" ;;
 "processes 2 "*" failed 0") pass jobs-socket-used ;; *) fail jobs-socket-used "log: '$l'" ;; esac
+# a worker killed after a chunk's header, before any of its text (tests/lib/die_before_text.c):
+# nothing of that chunk went out, so the parent walks it and the rest, as --jobs 1 prints
+if cc -shared -fPIC -o "$W/die_before_text.so" tests/lib/die_before_text.c -ldl 2> "$W/cc-die.err"; then
+	for deal in turns default; do
+		(
+			[ $deal = turns ] && export CORESTACK_WORKERS_DEAL=turns
+			export LD_PRELOAD=$W/die_before_text.so
+			export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+			run "die-$deal" --jobs 2 "$C"
+		)
+		same "jobs-died-before-text-$deal" s-text "die-$deal"
+	done
+else
+	fail jobs-died-before-text "$(head -3 "$W/cc-die.err")"
+fi
 unset CORESTACK_WORKERS_SLOT
 
 # the checked-in fixture core of four threads
