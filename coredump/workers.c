@@ -55,6 +55,9 @@
 /* how long the parent waits on the CPU before it sleeps: a sleeping CPU of a virtual machine
  * can take milliseconds to wake */
 #define SPIN_NS 200000
+/* milliseconds without a byte of a chunk's text on a worker's socket after which the worker
+ * is taken for gone (and killed) */
+#define TEXT_STALL_MS 10000
 
 /* The test hooks (doc/testing.md): CORESTACK_WORKERS_SLOT, a slot's size in bytes (4096 to
  * 64 MiB), so that a test can send text through the socket; CORESTACK_WORKERS_LOG, a file to
@@ -302,8 +305,8 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 
 /* Writes LEN bytes to standard output (with DROP, nowhere): from P, or (P NULL) read from
  * socket FD.  A write error (the reader went away, a full disk) drops the rest, as stdio's
- * buffer would.  Returns 0; when FD ends early, -1 before any of the bytes came, -2 after
- * some of them. */
+ * buffer would.  Returns 0; when FD ends early (or is silent for TEXT_STALL_MS), -1 before
+ * any of the bytes came, -2 after some of them. */
 static int pass_on(int fd, const char *p, uint64_t len, bool drop)
 {
 	static char buf[64 << 10];
@@ -313,6 +316,14 @@ static int pass_on(int fd, const char *p, uint64_t len, bool drop)
 		if (p) {
 			n = (size_t)len;
 		} else {
+			/* the worker writes text it holds whole: a socket silent this long is a
+			 * worker stopped from outside, taken for one gone */
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			int ready = poll(&pf, 1, TEXT_STALL_MS);
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0)
+				return ended;
 			ssize_t r = read(fd, buf, n);
 			if (r < 0 && errno == EINTR)
 				continue;
