@@ -360,6 +360,29 @@ static int walk_away(void *ctx, size_t first, size_t end, FILE *out)
 	return 0;
 }
 
+/* In a worker (workers.h): thread I walked and printed to OUT without the triage's counting
+ * it; 1 when it would say more than frames, as walk_away. */
+static int walk_warm(void *ctx, size_t i, FILE *out)
+{
+	struct walk *w = ctx;
+	struct cst_core *core = cst_process_core(w->proc);
+	struct cst_symbols *syms = cst_process_symbols(w->proc);
+	size_t nwarn = cst_core_nwarnings(core);
+	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	struct cst_process_thread t;
+	if (cst_process_thread(w->proc, i, &t) < 0)
+		return 1;
+	w->bt.tid = t.tid;
+	w->bt.crashed = t.crashed;
+	w->bt.cursig = t.cursig;
+	if (bt_walk(cst_process_env(w->proc), t.regs, w->o->max_frames, &w->bt) < 0)
+		return 1;
+	if (!w->doc)
+		bt_print_thread_text(out, &w->bt, &w->bo);
+	return w->bt.rc < 0 || cst_core_nwarnings(core) != nwarn ||
+	       (syms ? cst_symbols_mismatches(syms) : 0) != mism;
+}
+
 static void walk_flush(void *ctx)
 {
 	struct walk *w = ctx;
@@ -394,8 +417,8 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 		if (first_only && !tr->o->group && (!doc || tr->streaming) && !isatty(1))
 			jobs = workers_jobs(o->jobs, n);
 #endif
-		struct workers_walk ww = { .walk_away = walk_away, .walk_here = walk_here, .flush = walk_flush,
-					   .took = walk_took, .ctx = &w };
+		struct workers_walk ww = { .walk_away = walk_away, .warm = walk_warm, .walk_here = walk_here,
+					   .flush = walk_flush, .took = walk_took, .ctx = &w };
 		partial |= workers_run(&ww, 1, n, jobs);
 	}
 	tr_flush(tr);

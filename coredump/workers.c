@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* at most this many processes, whatever --jobs says (main checks the option's range) */
@@ -30,10 +32,38 @@
 #define SLOTS 4
 #define SLOT_BYTES_DEFAULT ((size_t)4 << 20)
 
+/* How the chunks are shared.  The parent walks them in order and puts each out as it goes:
+ * a chunk nobody claimed it walks itself; one a worker claimed it takes from the worker,
+ * waiting for it at most about as long as it takes to walk a chunk itself (on the CPU first:
+ * SPIN_NS), and walks it itself when the worker is late (the worker's text is then dropped).  A worker claims the first chunk
+ * nobody claimed from JOBS chunks past its last one, and LEAD past the one the parent puts out
+ * next: the processes take turns while they walk at one speed, and a worker that runs late
+ * (its CPU busy with something else) skips ahead of the parent.  The parent never waits long
+ * for a worker that does not run, and a worker that runs walks as many chunks as it can.
+ * Before its first chunk a worker walks the first thread without printing it, so that the
+ * pages it writes are copied and what walks look up is loaded before it claims.
+ * CORESTACK_WORKERS_DEAL=turns (a test hook) deals the chunks in turns instead, the
+ * parent's first: chunk C is process C mod JOBS's (the parent's when that worker did not
+ * start), and the parent waits for every chunk of a worker, whatever the processes' speeds;
+ * CORESTACK_WORKERS_DEAL=late has the parent wait for none, so that it walks a worker's chunk
+ * itself unless it was ready, and drops the worker's text later. */
+#define LEAD 2
+/* the parent's wait for a worker's chunk: its own last chunk's walk (a worker's chunk of deep
+ * stacks takes as long as the parent's), within these bounds */
+#define MIN_WAIT_NS 20000
+#define MAX_WAIT_NS 1000000000
+/* how long the parent waits on the CPU before it sleeps: a sleeping CPU of a virtual machine
+ * can take milliseconds to wake */
+#define SPIN_NS 200000
+/* milliseconds without a byte of a chunk's text on a worker's socket after which the worker
+ * is taken for gone (and killed) */
+#define TEXT_STALL_MS 10000
+
 /* The test hooks (doc/testing.md): CORESTACK_WORKERS_SLOT, a slot's size in bytes (4096 to
  * 64 MiB), so that a test can send text through the socket; CORESTACK_WORKERS_LOG, a file to
- * which each walk with workers appends what it did. */
+ * which each walk with workers appends what it did; CORESTACK_WORKERS_DEAL (above). */
 static size_t slot_bytes = SLOT_BYTES_DEFAULT;
+static bool in_turns, no_wait;
 
 static void read_hooks(void)
 {
@@ -41,18 +71,83 @@ static void read_hooks(void)
 	char *end;
 	unsigned long long n = e ? strtoull(e, &end, 10) : 0;
 	slot_bytes = e && !*end && n >= 4096 && n <= (64ULL << 20) ? (size_t)n : SLOT_BYTES_DEFAULT;
+	const char *deal = getenv("CORESTACK_WORKERS_DEAL");
+	in_turns = deal && strcmp(deal, "turns") == 0;
+	no_wait = deal && strcmp(deal, "late") == 0;
 }
 
-static void log_walk(unsigned processes, size_t nchunks, size_t here, size_t given_back, size_t through_socket,
-		     unsigned failed)
+static void log_walk(unsigned processes, size_t nchunks, size_t here, size_t taken, size_t given_back,
+		     size_t through_socket, unsigned failed)
 {
 	const char *path = getenv("CORESTACK_WORKERS_LOG");
 	FILE *f = path && *path ? fopen(path, "ae") : NULL;
 	if (!f)
 		return;
-	fprintf(f, "processes %u chunks %zu walked-here %zu given-back %zu through-socket %zu failed %u\n",
-		processes, nchunks, here, given_back, through_socket, failed);
+	fprintf(f, "processes %u chunks %zu walked-here %zu taken %zu given-back %zu through-socket %zu "
+		"failed %u\n", processes, nchunks, here, taken, given_back, through_socket, failed);
 	fclose(f);
+}
+
+/* What the processes share besides their slots: the chunk the parent puts out next, and for
+ * each chunk who claimed it (0 the parent, K worker K; -1 nobody), with READY once the
+ * worker sent the chunk's header. */
+#define READY 0x10000
+struct claims {
+	uint64_t out;
+	int32_t owner[];
+};
+
+/* A walk's chunks: threads FIRST to END - 1 in NCHUNKS chunks of CHUNK threads, among JOBS
+ * processes, claimed through CL. */
+struct deal {
+	size_t first, end, chunk, nchunks;
+	unsigned jobs;
+	struct claims *cl;
+};
+
+static size_t claims_bytes(size_t nchunks)
+{
+	return sizeof(struct claims) + nchunks * sizeof(int32_t);
+}
+
+/* Claims chunk C for process K: false when another one has it. */
+static bool claim(struct claims *cl, size_t c, unsigned k)
+{
+	int32_t none = -1;
+	return __atomic_compare_exchange_n(&cl->owner[c], &none, (int32_t)k, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+/* The next chunk worker K claims after chunk LAST (SIZE_MAX: none yet); D->nchunks when none
+ * is left. */
+static size_t claim_next(const struct deal *d, unsigned k, size_t last)
+{
+	size_t c = last == SIZE_MAX ? 0 : last + 1;
+	if (in_turns) {
+		while (c < d->nchunks && c % d->jobs != k)
+			c++;
+		return c;
+	}
+	if (last != SIZE_MAX)
+		c = last + d->jobs;
+	size_t out = (size_t)__atomic_load_n(&d->cl->out, __ATOMIC_ACQUIRE);
+	if (c < out + LEAD)
+		c = out + LEAD;
+	while (c < d->nchunks && !claim(d->cl, c, k))
+		c++;
+	return c < d->nchunks ? c : d->nchunks;
+}
+
+/* Who has chunk C when the parent gets to it: claimed by the parent when nobody had it.  In
+ * turns, the chunk's process, or the parent when that worker did not start (STARTED processes
+ * run). */
+static unsigned owner_of(const struct deal *d, size_t c, unsigned started)
+{
+	if (in_turns)
+		return c % d->jobs < started ? (unsigned)(c % d->jobs) : 0;
+	if (claim(d->cl, c, 0))
+		return 0;
+	return (unsigned)(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & ~READY);
 }
 
 /* What a worker sends before each chunk's text. */
@@ -67,6 +162,10 @@ struct worker {
 	pid_t pid;
 	int fd;                 /* the parent's end of the worker's socket, -1 once closed */
 	char *slots;            /* SLOTS * slot_bytes, shared with the worker */
+	size_t late[SLOTS];     /* its chunks the parent walked itself, whose headers are still to
+				 * be read and dropped (at most SLOTS: it claims no chunk while
+				 * SLOTS of its chunks are not taken or dropped) */
+	unsigned nlate;
 };
 
 unsigned workers_jobs(unsigned jobs, size_t nthreads)
@@ -157,26 +256,32 @@ static int wait_taken(int fd, uint64_t taken, uint64_t *acked)
 	return 0;
 }
 
-/* The worker's life: chunks K, K + JOBS, ... of NCHUNKS, each told on socket FD, its text in
- * SLOTS.  Never returns. */
-static void work(const struct workers_walk *w, size_t first, size_t end, size_t chunk, size_t nchunks,
-		 unsigned k, unsigned jobs, int fd, char *slots)
+/* The worker's life: the chunks it claims, each told on socket FD, its text in SLOTS.  Never
+ * returns. */
+static void work(const struct workers_walk *w, const struct deal *d, unsigned k, int fd, char *slots)
 {
-	/* what a serial run would print on standard error is not printed here: it is caught
-	 * (the file's size) and the chunk given back */
-	int err = memfd_create("corestack-worker-stderr", MFD_CLOEXEC);
-	if (err < 0 || dup2(err, 2) < 0)
+	/* what a serial run would print on standard output or error is not printed here: it is
+	 * caught (the file's size) and the chunk given back */
+	int err = memfd_create("corestack-worker-output", MFD_CLOEXEC);
+	if (err < 0 || dup2(err, 2) < 0 || dup2(err, 1) < 0)
 		_exit(0);       /* end of the socket: the parent walks the chunks itself */
-	struct text text = { 0 };
+	struct text text = { .p = slots, .cap = slot_bytes };
 	FILE *out = fopencookie(&text, "w", (cookie_io_functions_t){ .write = text_write });
 	if (!out)
 		_exit(0);
+	/* a first walk that would say more than frames: this worker claims nothing, and the
+	 * parent walks that thread as a serial run does */
+	if (!in_turns && w->warm &&
+	    (w->warm(w->ctx, d->first, out) || fflush(out) != 0 || lseek(2, 0, SEEK_END) != 0))
+		_exit(0);
 	uint64_t mine = 0, acked = 0;
-	for (size_t c = k; c < nchunks; c += jobs, mine++) {
-		size_t a, b;
-		chunk_threads(c, chunk, first, end, &a, &b);
+	for (size_t c = SIZE_MAX;; mine++) {
 		if (mine >= SLOTS && wait_taken(fd, mine - SLOTS, &acked) < 0)
 			_exit(0);
+		if ((c = claim_next(d, k, c)) >= d->nchunks)
+			break;
+		size_t a, b;
+		chunk_threads(c, d->chunk, d->first, d->end, &a, &b);
 		int slot = (int)(mine % SLOTS);
 		if (text.heap)
 			free(text.p);
@@ -187,7 +292,10 @@ static void work(const struct workers_walk *w, size_t first, size_t end, size_t 
 			back = 1;
 		struct chunk_head h = { .chunk = c, .len = back ? 0 : text.len, .given_back = back != 0,
 					.slot = text.heap ? -1 : slot };
-		if (write_full(fd, &h, sizeof h) < 0 || back || (text.heap && write_full(fd, text.p, text.len) < 0))
+		if (write_full(fd, &h, sizeof h) < 0)
+			_exit(0);
+		__atomic_or_fetch(&d->cl->owner[c], READY, __ATOMIC_RELEASE);
+		if (back || (text.heap && write_full(fd, text.p, text.len) < 0))
 			_exit(0);
 	}
 	/* the parent ends the socket when it took everything */
@@ -195,35 +303,60 @@ static void work(const struct workers_walk *w, size_t first, size_t end, size_t 
 	_exit(0);
 }
 
-/* Writes LEN bytes to standard output: from P, or (P NULL) read from socket FD.  A write
- * error (the reader went away, a full disk) drops the rest, as stdio's buffer would; returns -1
- * when FD ends early. */
-static int pass_on(int fd, const char *p, uint64_t len)
+/* Writes LEN bytes to standard output (with DROP, nowhere): from P, or (P NULL) read from
+ * socket FD.  A write error (the reader went away, a full disk) drops the rest, as stdio's
+ * buffer would.  Returns 0; when FD ends early (or is silent for TEXT_STALL_MS), -1 before
+ * any of the bytes came, -2 after some of them. */
+static int pass_on(int fd, const char *p, uint64_t len, bool drop)
 {
 	static char buf[64 << 10];
-	bool dropping = false;
+	int ended = -1;
 	while (len) {
 		size_t n = len < sizeof buf ? (size_t)len : sizeof buf;
 		if (p) {
 			n = (size_t)len;
 		} else {
+			/* the worker writes text it holds whole: a socket silent this long is a
+			 * worker stopped from outside, taken for one gone */
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			int ready = poll(&pf, 1, TEXT_STALL_MS);
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0)
+				return ended;
 			ssize_t r = read(fd, buf, n);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
-				return -1;
+				return ended;
 			n = (size_t)r;
 		}
-		if (!dropping && write_full(1, p ? p : buf, n) < 0)
-			dropping = true;
+		if (!drop && write_full(1, p ? p : buf, n) < 0)
+			drop = true;
 		len -= n;
+		ended = -2;
 	}
 	return 0;
 }
 
-/* Ends workers WS[0] to WS[N - 1]; returns how many of them had failed: exited with a status
- * other than 0, or killed by a signal other than the SIGKILL sent here (for the test hook). */
-static unsigned stop(struct worker *ws, unsigned n)
+/* Workers killed and not yet waited for: the next walk with workers waits for them, and
+ * those of the last one are left to exit with corestack, which need not wait for their
+ * memory to be given back. */
+static pid_t unreaped[MAX_JOBS];
+static unsigned nunreaped;
+
+static void reap(void)
+{
+	for (unsigned i = 0; i < nunreaped; i++)
+		while (waitpid(unreaped[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	nunreaped = 0;
+}
+
+/* Ends workers WS[0] to WS[N - 1].  With COUNT (the test hook's log), waits for them and
+ * returns how many had failed: exited with a status other than 0, or killed by a signal
+ * other than the SIGKILL sent here; else returns 0. */
+static unsigned stop(struct worker *ws, unsigned n, bool count)
 {
 	unsigned failed = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -231,11 +364,16 @@ static unsigned stop(struct worker *ws, unsigned n)
 			close(ws[i].fd);
 		ws[i].fd = -1;
 		if (ws[i].pid > 0) {
-			int st = 0;
 			kill(ws[i].pid, SIGKILL);
-			while (waitpid(ws[i].pid, &st, 0) < 0 && errno == EINTR)
-				;
-			failed += WIFEXITED(st) ? WEXITSTATUS(st) != 0 : !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL;
+			int st = 0;
+			if (!count) {
+				unreaped[nunreaped++] = ws[i].pid;
+			} else {
+				while (waitpid(ws[i].pid, &st, 0) < 0 && errno == EINTR)
+					;
+				failed += WIFEXITED(st) ? WEXITSTATUS(st) != 0 :
+					  !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL;
+			}
 		}
 		ws[i].pid = 0;
 		if (ws[i].slots)
@@ -245,15 +383,14 @@ static unsigned stop(struct worker *ws, unsigned n)
 	return failed;
 }
 
-/* Starts workers 1 to JOBS - 1 into WS; returns how many processes walk: 1 + N, workers 1 to N
- * started (a failed fork, or a lack of descriptors or memory for one, leaves the chunks of that
- * worker and every later one to the parent). */
-static unsigned start(const struct workers_walk *w, struct worker *ws, size_t first, size_t end,
-		      size_t chunk, size_t nchunks, unsigned jobs)
+/* Starts workers 1 to D->jobs - 1 into WS; returns how many processes walk: 1 + N, workers 1
+ * to N started (a failed fork, or a lack of descriptors or memory for one, leaves the others
+ * out). */
+static unsigned start(const struct workers_walk *w, struct worker *ws, const struct deal *d)
 {
 	pid_t parent = getpid();
 	unsigned n = 0;
-	for (unsigned k = 1; k < jobs; k++) {
+	for (unsigned k = 1; k < d->jobs; k++) {
 		int sv[2];
 		char *slots = mmap(NULL, SLOTS * slot_bytes, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -277,12 +414,111 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, size_t fi
 			close(sv[0]);
 			for (unsigned i = 0; i < n; i++)
 				close(ws[i].fd);
-			work(w, first, end, chunk, nchunks, k, jobs, sv[1], slots);
+			work(w, d, k, sv[1], slots);
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
 	}
 	return 1 + n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* What the parent did, for the log. */
+struct tally {
+	size_t here, taken, given_back, through_socket;
+};
+
+/* Reads worker WK's next header into *H, which must be for a chunk up to C; -1 when the
+ * worker is gone or says nonsense. */
+static int read_head(struct worker *wk, size_t c, struct chunk_head *h)
+{
+	return read_full(wk->fd, h, sizeof *h) < 0 || h->chunk > c || h->slot >= SLOTS ||
+	       (h->slot >= 0 && h->len > slot_bytes) ? -1 : 0;
+}
+
+/* Drops the text of WK's chunk H (the parent walked it) and frees its slot; -1 when the
+ * worker is gone. */
+static int drop(struct worker *wk, const struct chunk_head *h)
+{
+	if (!h->given_back && pass_on(wk->fd, h->slot < 0 ? NULL : wk->slots, h->len, true) < 0)
+		return -1;
+	(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
+	wk->nlate--;
+	memmove(wk->late, wk->late + 1, wk->nlate * sizeof *wk->late);
+	return 0;
+}
+
+/* Drops the texts of WK's late chunks that are ready, so that the worker has slots for more. */
+static void drop_ready(const struct deal *d, struct worker *wk)
+{
+	struct chunk_head h;
+	while (wk->nlate && (__atomic_load_n(&d->cl->owner[wk->late[0]], __ATOMIC_ACQUIRE) & READY) &&
+	       read_head(wk, wk->late[0], &h) == 0 && h.chunk == wk->late[0] && drop(wk, &h) == 0)
+		;
+}
+
+/* Chunk C from worker WK, whose headers come in the order of its chunks: those of its late
+ * chunks before C are dropped.  Waits for C's header at most WAIT_NS nanoseconds (forever when
+ * WAIT_NS is 0).  Returns 1 when C's text went out, 0 when it is late (the parent walks C),
+ * -1 when the worker gave C back or is gone (the parent walks C and every later one).  Exits
+ * with status 2 when the worker ended in the middle of text that went out in part. */
+static int take(const struct workers_walk *w, const struct deal *d, struct worker *wk, size_t c, size_t threads,
+		uint64_t wait_ns, struct tally *t)
+{
+	if (wait_ns) {
+		uint64_t start = now_ns(), until = start + wait_ns;
+		for (unsigned spins = 1; !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY); spins++) {
+			if (spins % 64)
+				continue;
+			uint64_t at = now_ns();
+			if (at >= until) {
+				if (wk->nlate == SLOTS)
+					return -1;    /* cannot be: it has no slot for C */
+				wk->late[wk->nlate++] = c;
+				return 0;
+			}
+			if (at - start < SPIN_NS) {
+				sched_yield();   /* for a worker that shares this CPU */
+				continue;
+			}
+			/* a long wait sleeps until the worker's socket has something: C's header,
+			 * or those of late chunks, dropped here */
+			drop_ready(d, wk);
+			struct pollfd p = { .fd = wk->fd, .events = POLLIN };
+			struct timespec left = { .tv_sec = (time_t)((until - at) / 1000000000u),
+						 .tv_nsec = (long)((until - at) % 1000000000u) };
+			if (ppoll(&p, 1, &left, NULL) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) &&
+			    !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY))
+				return -1;       /* gone before C */
+		}
+	}
+	struct chunk_head h;
+	while (wk->nlate) {
+		if (read_head(wk, c, &h) < 0 || h.chunk != wk->late[0] || drop(wk, &h) < 0)
+			return -1;
+	}
+	if (read_head(wk, c, &h) < 0 || h.chunk != c || h.given_back)
+		return -1;
+	w->flush(w->ctx);
+	int passed = pass_on(wk->fd, h.slot < 0 ? NULL : wk->slots + (size_t)h.slot * slot_bytes, h.len, false);
+	if (passed == -1)
+		return -1;      /* gone before any of C's text went out: the parent walks C */
+	if (passed < 0) {
+		fprintf(stderr, "corestack: a worker process ended in the middle of its text\n");
+		exit(2);
+	}
+	/* the slot is free again; a worker that is gone is found at its next header */
+	(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
+	t->through_socket += h.slot < 0;
+	t->taken++;
+	w->took(w->ctx, threads);
+	return 1;
 }
 
 int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned jobs)
@@ -291,51 +527,57 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 		jobs = MAX_JOBS;
 	if (jobs < 2 || end - first < 2)
 		return w->walk_here(w->ctx, first, end);
+	reap();
+	read_hooks();
 	size_t chunk = (end - first) / ((size_t)jobs * 16);
 	chunk = chunk < 1 ? 1 : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
-	size_t nchunks = (end - first + chunk - 1) / chunk;
+	struct deal d = { .first = first, .end = end, .chunk = chunk, .jobs = jobs,
+			  .nchunks = (end - first + chunk - 1) / chunk };
+	d.cl = mmap(NULL, claims_bytes(d.nchunks), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (d.cl == MAP_FAILED)
+		return w->walk_here(w->ctx, first, end);
+	memset(d.cl->owner, 0xff, d.nchunks * sizeof *d.cl->owner);    /* -1: nobody's */
+	bool logged = getenv("CORESTACK_WORKERS_LOG") != NULL;
 	struct worker ws[MAX_JOBS - 1];
-	read_hooks();
 	w->flush(w->ctx);        /* nothing of the parent's buffers is copied into a worker */
 	fflush(stderr);
-	/* the chunks stay dealt among JOBS processes, as the workers that started were told;
-	 * those of workers that did not start are the parent's */
-	unsigned processes = start(w, ws, first, end, chunk, nchunks, jobs);
+	unsigned processes = start(w, ws, &d);
 	int partial = 0;
 	bool alone = processes < 2;
-	size_t here = 0, given_back = 0, through_socket = 0;
+	struct tally t = { 0 };
 	unsigned failed = 0;
-	for (size_t c = 0; c < nchunks; c++) {
+	uint64_t wait_ns = MIN_WAIT_NS;
+	for (size_t c = 0; c < d.nchunks; c++) {
 		size_t a, b;
 		chunk_threads(c, chunk, first, end, &a, &b);
-		unsigned k = (unsigned)(c % jobs);
-		if (!alone && k && k < processes) {
-			struct worker *wk = &ws[k - 1];
-			struct chunk_head h;
-			if (read_full(wk->fd, &h, sizeof h) == 0 && h.chunk == c && !h.given_back &&
-			    h.slot < SLOTS && (h.slot < 0 || h.len <= slot_bytes)) {
-				w->flush(w->ctx);
-				if (pass_on(wk->fd, h.slot < 0 ? NULL : wk->slots + (size_t)h.slot * slot_bytes,
-					    h.len) < 0) {
-					stop(ws, processes - 1);
-					fprintf(stderr, "corestack: a worker process ended in the middle of its text\n");
-					exit(2);
-				}
-				/* the slot is free again; a worker that is gone is found at its next header */
-				(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
-				through_socket += h.slot < 0;
-				w->took(w->ctx, b - a);
-				continue;
-			}
-			failed = stop(ws, processes - 1);
+		if (!alone)
+			for (unsigned i = 0; i + 1 < processes; i++)
+				drop_ready(&d, &ws[i]);
+		unsigned k = alone ? 0 : owner_of(&d, c, processes);
+		int got = k ? take(w, &d, &ws[k - 1], c, b - a, in_turns ? 0 : no_wait ? 1 : wait_ns, &t) : 0;
+		if (got < 0) {
+			failed = stop(ws, processes - 1, logged);
 			alone = true;    /* this chunk and every later one walked here */
-			given_back++;
+			t.given_back++;
 		}
-		partial |= w->walk_here(w->ctx, a, b);
-		here++;
+		if (got <= 0) {
+			if (alone)      /* the rest at once */
+				b = end;
+			uint64_t at = now_ns();
+			partial |= w->walk_here(w->ctx, a, b);
+			at = now_ns() - at;
+			wait_ns = at < MIN_WAIT_NS ? MIN_WAIT_NS : at > MAX_WAIT_NS ? MAX_WAIT_NS : at;
+			if (alone) {
+				t.here += d.nchunks - c;
+				break;
+			}
+			t.here++;
+		}
+		__atomic_store_n(&d.cl->out, (uint64_t)c + 1, __ATOMIC_RELEASE);
 	}
 	if (!alone)
-		failed = stop(ws, processes - 1);
-	log_walk(processes, nchunks, here, given_back, through_socket, failed);
+		failed = stop(ws, processes - 1, logged);
+	munmap(d.cl, claims_bytes(d.nchunks));
+	log_walk(processes, d.nchunks, t.here, t.taken, t.given_back, t.through_socket, failed);
 	return partial;
 }

@@ -1,7 +1,7 @@
 /* The threads of one core walked by several processes: the parent and JOBS - 1 workers forked
- * from it take chunks of consecutive threads in turn, and the parent puts the workers' text out
- * between its own, so that the output is, byte for byte, what one process walking every thread
- * in order prints.
+ * from it claim chunks of consecutive threads in order, each the next one when it is ready for
+ * one, and the parent puts the workers' text out between its own, so that the output is, byte
+ * for byte, what one process walking every thread in order prints.
  *
  * A worker inherits the parent's open core, modules and caches (fork(2) copies them), walks its
  * chunks into memory and sends each chunk's text down a pipe: a header (struct in workers.c)
@@ -9,7 +9,7 @@
  * warning of the core, a module that does not match, any line on standard error) makes the
  * worker give its chunk back: the parent walks that chunk and every later one itself, as a
  * serial run would, so that its warnings and exit status are a serial run's.  A worker that
- * dies is a chunk given back; the chunks of one that cannot be started are the parent's. */
+ * dies is a chunk given back; one that cannot be started claims nothing. */
 #ifndef CST_WORKERS_H
 #define CST_WORKERS_H
 #include <stddef.h>
@@ -20,6 +20,11 @@ struct workers_walk {
 	 * they printed nothing but their frames, 1 when the parent must walk them again (see
 	 * above). */
 	int (*walk_away)(void *ctx, size_t first, size_t end, FILE *out);
+	/* In a worker, before it claims a chunk: walks thread I and prints it to OUT (which is
+	 * dropped), as nothing that counts (the thread is not counted as printed), so that what
+	 * walks look up is loaded before the parent waits for a chunk.  Returns 1 when the walk
+	 * would say anything but frames (the worker then claims nothing), else 0.  May be NULL. */
+	int (*warm)(void *ctx, size_t i, FILE *out);
 	/* In the parent: walks and prints threads FIRST to END - 1 as a serial run does; returns
 	 * 1 when some walk stopped early, else 0. */
 	int (*walk_here)(void *ctx, size_t first, size_t end);

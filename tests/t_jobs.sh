@@ -3,9 +3,11 @@
 # print, byte for byte, what one process prints: standard output, standard error, the two
 # written to one file, and the exit status; on a core of 300 threads (bench/manythreads.c),
 # the checked-in 4-thread fixture core, and a cut copy of the 300-thread core whose later
-# walks stop early (a worker gives its chunk back to the parent).  CORESTACK_WORKERS_LOG
-# (doc/testing.md) shows that workers did walk, and CORESTACK_WORKERS_SLOT that text too long
-# for a slot goes through the socket.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always
+# walks stop early (a worker gives its chunk back to the parent); with the chunks claimed as
+# the processes get to them (the default), dealt in turns, and walked by the parent whenever a
+# worker's is not ready (CORESTACK_WORKERS_DEAL).  CORESTACK_WORKERS_LOG (doc/testing.md)
+# shows that workers did walk, and CORESTACK_WORKERS_SLOT that text too long for a slot goes
+# through the socket.  Prints PASS/FAIL/SKIP lines for tests/run.sh; always
 # exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
@@ -61,16 +63,27 @@ for mode in text json json-lines verbose n3 color; do
 	for j in 2 3; do
 		run "p$j-$mode" "${o[@]}" --jobs $j "$C"
 		same "jobs-$j-$mode" "s-$mode" "p$j-$mode"
+		for deal in turns late; do
+			CORESTACK_WORKERS_DEAL=$deal run "p$j$deal-$mode" "${o[@]}" --jobs $j "$C"
+			same "jobs-$j-$deal-$mode" "s-$mode" "p$j$deal-$mode"
+		done
 	done
 done
 grep -q '"tid"' "$W/s-json.out" && [ "$(grep -c '"tid"' "$W/s-json.out")" = 301 ] \
 	&& pass jobs-json-threads || fail jobs-json-threads "want 301 threads in the document"
 
+# in turns a worker's chunks are its own: some of the text is the worker's
+export CORESTACK_WORKERS_DEAL=turns
 l=$(logged --jobs 2 "$C")
 case $l in
+"processes 2 chunks "*" taken 0 "*) fail jobs-workers-walk "log: '$l'" ;;
 "processes 2 chunks "*" given-back 0 through-socket 0 failed 0") pass jobs-workers-walk ;;
 *) fail jobs-workers-walk "log: '$l'" ;;
 esac
+unset CORESTACK_WORKERS_DEAL
+l=$(logged --jobs 3 "$C")
+case $l in "processes 3 chunks "*" given-back 0 through-socket 0 failed 0") pass jobs-claimed-walk ;;
+*) fail jobs-claimed-walk "log: '$l'" ;; esac
 n=$(getconf _NPROCESSORS_ONLN)
 if [ "$n" -ge 2 ]; then
 	l=$(logged "$C")
@@ -82,13 +95,30 @@ fi
 l=$(logged --jobs 2 --group "$C")
 [ -z "$l" ] && pass jobs-group-alone || fail jobs-group-alone "--group walked with workers: '$l'"
 
-# a slot of 4 KiB: each chunk's text goes through the socket
+# a slot of 4 KiB: each chunk's text goes through the socket (dropped there when late)
 export CORESTACK_WORKERS_SLOT=4096
 run sock-json --json --jobs 2 "$C"
 same jobs-socket-json s-json sock-json
-l=$(logged --json --jobs 2 "$C")
+CORESTACK_WORKERS_DEAL=late run sock-late-json --json --jobs 3 "$C"
+same jobs-socket-late-json s-json sock-late-json
+l=$(CORESTACK_WORKERS_DEAL=turns logged --json --jobs 2 "$C")
 case $l in *" through-socket 0") fail jobs-socket-used "log: '$l'" ;;
 "processes 2 "*" failed 0") pass jobs-socket-used ;; *) fail jobs-socket-used "log: '$l'" ;; esac
+# a worker killed after a chunk's header, before any of its text (tests/lib/die_before_text.c):
+# nothing of that chunk went out, so the parent walks it and the rest, as --jobs 1 prints
+if cc -shared -fPIC -o "$W/die_before_text.so" tests/lib/die_before_text.c -ldl 2> "$W/cc-die.err"; then
+	for deal in turns default; do
+		(
+			[ $deal = turns ] && export CORESTACK_WORKERS_DEAL=turns
+			export LD_PRELOAD=$W/die_before_text.so
+			export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+			run "die-$deal" --jobs 2 "$C"
+		)
+		same "jobs-died-before-text-$deal" s-text "die-$deal"
+	done
+else
+	fail jobs-died-before-text "$(head -3 "$W/cc-die.err")"
+fi
 unset CORESTACK_WORKERS_SLOT
 
 # the checked-in fixture core of four threads
@@ -106,19 +136,23 @@ for mode in text json; do
 	run "cut-s-$mode" "${o[@]}" --jobs 1 "$W/cut.core"
 	run "cut-p-$mode" "${o[@]}" --jobs 2 "$W/cut.core"
 	same "jobs-cut-$mode" "cut-s-$mode" "cut-p-$mode"
+	CORESTACK_WORKERS_DEAL=turns run "cut-t-$mode" "${o[@]}" --jobs 2 "$W/cut.core"
+	same "jobs-cut-turns-$mode" "cut-s-$mode" "cut-t-$mode"
 done
 [ "$(cat "$W/cut-s-text.rc")" = 1 ] && grep -q "walk stopped early" "$W/cut-s-text.err" \
 	&& pass jobs-cut-stops || fail jobs-cut-stops "want walks stopped early, exit 1: $(head -2 "$W/cut-s-text.err")"
-l=$(logged --jobs 2 "$W/cut.core")
+l=$(CORESTACK_WORKERS_DEAL=turns logged --jobs 2 "$W/cut.core")
 case $l in *" given-back 0 "*) fail jobs-given-back "log: '$l'" ;;
 "processes 2 "*" failed 0") pass jobs-given-back ;; *) fail jobs-given-back "log: '$l'" ;; esac
 
-# fewer workers than asked for (too few descriptors for the others' sockets): the chunks of
-# those that did not start are the parent's, and the ones that did walk theirs to the end
+# fewer workers than asked for (too few descriptors for the others' sockets): in turns the
+# chunks of those that did not start are the parent's, and the ones that did walk theirs to
+# the end
 fewer=
 for nfd in $(seq 8 48); do
 	: > "$LOG"
-	( ulimit -n $nfd && CORESTACK_WORKERS_LOG=$LOG exec "$REAL" --jobs 7 "$C" > "$W/fewer.out" 2> "$W/fewer.err" )
+	( ulimit -n $nfd && CORESTACK_WORKERS_DEAL=turns CORESTACK_WORKERS_LOG=$LOG exec "$REAL" --jobs 7 "$C" \
+		> "$W/fewer.out" 2> "$W/fewer.err" )
 	l=$(tail -n 1 "$LOG")
 	case $l in "processes "[2-6]" "*) fewer=$l; break ;; esac
 done
