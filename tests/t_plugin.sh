@@ -562,6 +562,22 @@ else
 	skip plugin-every-core "no cores were made"
 fi
 
+# --- corestack.gdb stops gdb's worker threads while the plugin loads (a descriptor table
+# shared by threads grows only after an RCU grace period) and gives the user's setting back
+for g in $GDBS; do
+	G=GDB_$g
+	out=$W/workers-$g.out
+	timeout 120 "${!G}" -batch -nx -ex 'maint set worker-threads 1' -x "$SCRIPT" \
+		-ex 'maint show worker-threads' -ex 'echo @@done\n' > "$out" 2>&1 < /dev/null
+	if broken "$out"; then
+		fail "plugin-worker-threads-$g" "gdb died: $(tail -3 "$out" | tr '\n' ' ')"
+	elif grep -q 'can use is 1\b' "$out" && ! grep -qi 'error\|undefined' "$out"; then
+		pass "plugin-worker-threads-$g"
+	else
+		fail "plugin-worker-threads-$g" "want the setting 1 back: $(grep -i 'worker\|error' "$out" | head -2 | tr '\n' ' ')"
+	fi
+done
+
 left=$(ls -d "$W"/tmp/corestack-gdb.* 2>/dev/null | wc -l)
 [ "$left" = 0 ] && pass plugin-no-leftover-directories ||
 	fail plugin-no-leftover-directories "$left fpbt directories left after gdb exited"
