@@ -316,6 +316,17 @@ struct walk {
 	struct bt_options bo;
 };
 
+/* Thread I of W's process into *T, named in W's thread; -1 when there is none. */
+static int take_thread(struct walk *w, size_t i, struct cst_process_thread *t)
+{
+	if (cst_process_thread(w->proc, i, t) < 0)
+		return -1;
+	w->bt.tid = t->tid;
+	w->bt.crashed = t->crashed;
+	w->bt.cursig = t->cursig;
+	return 0;
+}
+
 /* Walks and prints threads FIRST to END - 1 of W's process; returns 1 when some walk stopped
  * early. */
 static int walk_range(struct walk *w, size_t first, size_t end)
@@ -323,14 +334,32 @@ static int walk_range(struct walk *w, size_t first, size_t end)
 	int partial = 0;
 	for (size_t i = first; i < end; i++) {
 		struct cst_process_thread t;
-		cst_process_thread(w->proc, i, &t);
-		w->bt.tid = t.tid;
-		w->bt.crashed = t.crashed;
-		w->bt.cursig = t.cursig;
+		if (take_thread(w, i, &t) < 0)
+			break;
 		partial |= emit_thread(cst_process_env(w->proc), t.regs, &w->bt, w->o, &w->bo, w->doc, w->what,
 				       w->tr, i == 0, cst_process_core(w->proc), w->warned);
 	}
 	return partial;
+}
+
+/* What a worker's walks said besides frames, counted: the core's warnings and the modules
+ * that do not match. */
+struct said {
+	size_t warnings;
+	int mismatches;
+};
+
+static struct said said_so_far(const struct walk *w)
+{
+	struct cst_symbols *syms = cst_process_symbols(w->proc);
+	return (struct said){ .warnings = cst_core_nwarnings(cst_process_core(w->proc)),
+			      .mismatches = syms ? cst_symbols_mismatches(syms) : 0 };
+}
+
+static bool said_more(const struct walk *w, struct said before)
+{
+	struct said now = said_so_far(w);
+	return now.warnings != before.warnings || now.mismatches != before.mismatches;
 }
 
 static int walk_here(void *ctx, size_t first, size_t end)
@@ -344,16 +373,12 @@ static int walk_here(void *ctx, size_t first, size_t end)
 static int walk_away(void *ctx, size_t first, size_t end, FILE *out)
 {
 	struct walk *w = ctx;
-	struct cst_core *core = cst_process_core(w->proc);
-	struct cst_symbols *syms = cst_process_symbols(w->proc);
-	size_t nwarn = cst_core_nwarnings(core);
-	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	struct said before = said_so_far(w);
 	w->tr->out = out;
 	w->tr->stream.out = out;
 	w->tr->stream.jw.out = out;
 	for (size_t i = first; i < end; i++) {
-		if (walk_range(w, i, i + 1) || cst_core_nwarnings(core) != nwarn ||
-		    (syms ? cst_symbols_mismatches(syms) : 0) != mism)
+		if (walk_range(w, i, i + 1) || said_more(w, before))
 			return 1;
 	}
 	tr_flush(w->tr);
@@ -365,22 +390,13 @@ static int walk_away(void *ctx, size_t first, size_t end, FILE *out)
 static int walk_warm(void *ctx, size_t i, FILE *out)
 {
 	struct walk *w = ctx;
-	struct cst_core *core = cst_process_core(w->proc);
-	struct cst_symbols *syms = cst_process_symbols(w->proc);
-	size_t nwarn = cst_core_nwarnings(core);
-	int mism = syms ? cst_symbols_mismatches(syms) : 0;
+	struct said before = said_so_far(w);
 	struct cst_process_thread t;
-	if (cst_process_thread(w->proc, i, &t) < 0)
-		return 1;
-	w->bt.tid = t.tid;
-	w->bt.crashed = t.crashed;
-	w->bt.cursig = t.cursig;
-	if (bt_walk(cst_process_env(w->proc), t.regs, w->o->max_frames, &w->bt) < 0)
+	if (take_thread(w, i, &t) < 0 || bt_walk(cst_process_env(w->proc), t.regs, w->o->max_frames, &w->bt) < 0)
 		return 1;
 	if (!w->doc)
 		bt_print_thread_text(out, &w->bt, &w->bo);
-	return w->bt.rc < 0 || cst_core_nwarnings(core) != nwarn ||
-	       (syms ? cst_symbols_mismatches(syms) : 0) != mism;
+	return w->bt.rc < 0 || said_more(w, before);
 }
 
 static void walk_flush(void *ctx)

@@ -35,9 +35,9 @@
 /* How the chunks are shared.  The parent walks them in order and puts each out as it goes:
  * a chunk nobody claimed it walks itself; one a worker claimed it takes from the worker,
  * waiting for it at most about as long as it takes to walk a chunk itself (on the CPU first:
- * SPIN_NS), and walks it itself when the worker is late (the worker's text is then dropped).  A worker claims the first chunk
- * nobody claimed from JOBS chunks past its last one, and LEAD past the one the parent puts out
- * next: the processes take turns while they walk at one speed, and a worker that runs late
+ * SPIN_NS), and walks it itself when the worker is late (the worker's text is then dropped).
+ * A worker claims the first chunk nobody claimed from JOBS chunks past its last one, and
+ * LEAD past the one the parent puts out next: the processes take turns while they walk at one speed, and a worker that runs late
  * (its CPU busy with something else) skips ahead of the parent.  The parent never waits long
  * for a worker that does not run, and a worker that runs walks as many chunks as it can.
  * Before its first chunk a worker walks the first thread without printing it, so that the
@@ -136,6 +136,12 @@ static size_t claim_next(const struct deal *d, unsigned k, size_t last)
 	while (c < d->nchunks && !claim(d->cl, c, k))
 		c++;
 	return c < d->nchunks ? c : d->nchunks;
+}
+
+/* Whether the worker that claimed chunk C sent its header. */
+static bool chunk_ready(const struct deal *d, size_t c)
+{
+	return __atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY;
 }
 
 /* Who has chunk C when the parent gets to it: claimed by the parent when nobody had it.  In
@@ -442,13 +448,21 @@ static int read_head(struct worker *wk, size_t c, struct chunk_head *h)
 	       (h->slot >= 0 && h->len > slot_bytes) ? -1 : 0;
 }
 
+/* Tells worker WK that the parent is done with its oldest chunk not acknowledged: its slot is
+ * free again (a worker that is gone is found at its next header). */
+static void ack(struct worker *wk)
+{
+	(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
+}
+
 /* Drops the text of WK's chunk H (the parent walked it) and frees its slot; -1 when the
  * worker is gone. */
 static int drop(struct worker *wk, const struct chunk_head *h)
 {
-	if (!h->given_back && pass_on(wk->fd, h->slot < 0 ? NULL : wk->slots, h->len, true) < 0)
+	/* text in a slot needs nothing; text on the socket is read and thrown away */
+	if (!h->given_back && h->slot < 0 && pass_on(wk->fd, NULL, h->len, true) < 0)
 		return -1;
-	(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
+	ack(wk);
 	wk->nlate--;
 	memmove(wk->late, wk->late + 1, wk->nlate * sizeof *wk->late);
 	return 0;
@@ -458,7 +472,7 @@ static int drop(struct worker *wk, const struct chunk_head *h)
 static void drop_ready(const struct deal *d, struct worker *wk)
 {
 	struct chunk_head h;
-	while (wk->nlate && (__atomic_load_n(&d->cl->owner[wk->late[0]], __ATOMIC_ACQUIRE) & READY) &&
+	while (wk->nlate && chunk_ready(d, wk->late[0]) &&
 	       read_head(wk, wk->late[0], &h) == 0 && h.chunk == wk->late[0] && drop(wk, &h) == 0)
 		;
 }
@@ -473,7 +487,7 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 {
 	if (wait_ns) {
 		uint64_t start = now_ns(), until = start + wait_ns;
-		for (unsigned spins = 1; !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY); spins++) {
+		for (unsigned spins = 1; !chunk_ready(d, c); spins++) {
 			if (spins % 64)
 				continue;
 			uint64_t at = now_ns();
@@ -494,7 +508,7 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 			struct timespec left = { .tv_sec = (time_t)((until - at) / 1000000000u),
 						 .tv_nsec = (long)((until - at) % 1000000000u) };
 			if (ppoll(&p, 1, &left, NULL) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-			    !(__atomic_load_n(&d->cl->owner[c], __ATOMIC_ACQUIRE) & READY))
+			    !chunk_ready(d, c))
 				return -1;       /* gone before C */
 		}
 	}
@@ -513,8 +527,7 @@ static int take(const struct workers_walk *w, const struct deal *d, struct worke
 		fprintf(stderr, "corestack: a worker process ended in the middle of its text\n");
 		exit(2);
 	}
-	/* the slot is free again; a worker that is gone is found at its next header */
-	(void)send(wk->fd, "", 1, MSG_NOSIGNAL);
+	ack(wk);
 	t->through_socket += h.slot < 0;
 	t->taken++;
 	w->took(w->ctx, threads);
