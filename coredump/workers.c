@@ -538,8 +538,15 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 {
 	if (jobs > MAX_JOBS)
 		jobs = MAX_JOBS;
-	if (jobs < 2 || end - first < 2)
+	if (jobs < 2 || end - first < 3)
 		return w->walk_here(w->ctx, first, end);
+	/* The range's first thread is walked here, before the fork: the threads after the
+	 * crashed one are mostly alike (a pool blocked in one place), and the first of them
+	 * loads what the others look up (the lines of their compilation units, their
+	 * functions' symbols).  A worker forked after it inherits that; one forked before it
+	 * loads the same at the same time as the parent, which slows both. */
+	int partial = w->walk_here(w->ctx, first, first + 1);
+	first++;
 	reap();
 	read_hooks();
 	size_t chunk = (end - first) / ((size_t)jobs * 16);
@@ -555,7 +562,6 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 	w->flush(w->ctx);        /* nothing of the parent's buffers is copied into a worker */
 	fflush(stderr);
 	unsigned processes = start(w, ws, &d);
-	int partial = 0;
 	bool alone = processes < 2;
 	struct tally t = { 0 };
 	unsigned failed = 0;
