@@ -266,6 +266,9 @@ static int wait_taken(int fd, uint64_t taken, uint64_t *acked)
  * returns. */
 static void work(const struct workers_walk *w, const struct deal *d, unsigned k, int fd, char *slots)
 {
+	/* a parent that closed the socket (it walks the rest itself) makes a write fail, which
+	 * ends the worker as a closed socket does, not SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	/* what a serial run would print on standard output or error is not printed here: it is
 	 * caught (the file's size) and the chunk given back */
 	int err = memfd_create("corestack-worker-output", MFD_CLOEXEC);
