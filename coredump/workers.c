@@ -394,10 +394,15 @@ static unsigned stop(struct worker *ws, unsigned n, bool count)
 
 /* Starts workers 1 to D->jobs - 1 into WS; returns how many processes walk: 1 + N, workers 1
  * to N started (a failed fork, or a lack of descriptors or memory for one, leaves the others
- * out). */
+ * out).  Each worker is kept off the CPU the parent runs on: a forked process is queued on
+ * its parent's CPU and, while the parent keeps that CPU busy, waits there until the load
+ * balancer moves it (up to a scheduler tick, 4 ms at HZ=250); one that may not run there is
+ * moved to another CPU at once. */
 static unsigned start(const struct workers_walk *w, struct worker *ws, const struct deal *d)
 {
 	pid_t parent = getpid();
+	cpu_set_t allowed;
+	bool place = sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 1;
 	unsigned n = 0;
 	for (unsigned k = 1; k < d->jobs; k++) {
 		int sv[2];
@@ -427,6 +432,12 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
+		int cpu = place ? sched_getcpu() : -1;
+		if (cpu >= 0 && CPU_ISSET(cpu, &allowed)) {
+			cpu_set_t elsewhere = allowed;
+			CPU_CLR(cpu, &elsewhere);
+			(void)sched_setaffinity(pid, sizeof elsewhere, &elsewhere);  /* else where it is */
+		}
 	}
 	return 1 + n;
 }
