@@ -266,6 +266,9 @@ static int wait_taken(int fd, uint64_t taken, uint64_t *acked)
  * returns. */
 static void work(const struct workers_walk *w, const struct deal *d, unsigned k, int fd, char *slots)
 {
+	/* a parent that closed the socket (it walks the rest itself) makes a write fail, which
+	 * ends the worker as a closed socket does, not SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	/* what a serial run would print on standard output or error is not printed here: it is
 	 * caught (the file's size) and the chunk given back */
 	int err = memfd_create("corestack-worker-output", MFD_CLOEXEC);
@@ -391,10 +394,15 @@ static unsigned stop(struct worker *ws, unsigned n, bool count)
 
 /* Starts workers 1 to D->jobs - 1 into WS; returns how many processes walk: 1 + N, workers 1
  * to N started (a failed fork, or a lack of descriptors or memory for one, leaves the others
- * out). */
+ * out).  Each worker is kept off the CPU the parent runs on: a forked process is queued on
+ * its parent's CPU and, while the parent keeps that CPU busy, waits there until the load
+ * balancer moves it (up to a scheduler tick, 4 ms at HZ=250); one that may not run there is
+ * moved to another CPU at once. */
 static unsigned start(const struct workers_walk *w, struct worker *ws, const struct deal *d)
 {
 	pid_t parent = getpid();
+	cpu_set_t allowed;
+	bool place = sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 1;
 	unsigned n = 0;
 	for (unsigned k = 1; k < d->jobs; k++) {
 		int sv[2];
@@ -424,6 +432,12 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
+		int cpu = place ? sched_getcpu() : -1;
+		if (cpu >= 0 && CPU_ISSET(cpu, &allowed)) {
+			cpu_set_t elsewhere = allowed;
+			CPU_CLR(cpu, &elsewhere);
+			(void)sched_setaffinity(pid, sizeof elsewhere, &elsewhere);  /* else where it is */
+		}
 	}
 	return 1 + n;
 }
@@ -538,8 +552,15 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 {
 	if (jobs > MAX_JOBS)
 		jobs = MAX_JOBS;
-	if (jobs < 2 || end - first < 2)
+	if (jobs < 2 || end - first < 3)
 		return w->walk_here(w->ctx, first, end);
+	/* The range's first thread is walked here, before the fork: the threads after the
+	 * crashed one are mostly alike (a pool blocked in one place), and the first of them
+	 * loads what the others look up (the lines of their compilation units, their
+	 * functions' symbols).  A worker forked after it inherits that; one forked before it
+	 * loads the same at the same time as the parent, which slows both. */
+	int partial = w->walk_here(w->ctx, first, first + 1);
+	first++;
 	reap();
 	read_hooks();
 	size_t chunk = (end - first) / ((size_t)jobs * 16);
@@ -555,7 +576,6 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 	w->flush(w->ctx);        /* nothing of the parent's buffers is copied into a worker */
 	fflush(stderr);
 	unsigned processes = start(w, ws, &d);
-	int partial = 0;
 	bool alone = processes < 2;
 	struct tally t = { 0 };
 	unsigned failed = 0;

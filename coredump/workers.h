@@ -42,7 +42,8 @@ struct workers_walk {
 unsigned workers_jobs(unsigned jobs, size_t nthreads);
 
 /* Walks threads FIRST to END - 1 with JOBS processes (1: all in this one), their text on
- * standard output (file descriptor 1) in thread order.  Returns what walk_here returned for
+ * standard output (file descriptor 1) in thread order; thread FIRST in this process before
+ * any worker is forked.  Returns what walk_here returned for
  * any chunk, or'ed.  Exits with status 2 and a line on standard error when a worker's text was
  * cut off after part of it went out (a worker killed from outside in the middle of a chunk). */
 int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned jobs);
