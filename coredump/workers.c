@@ -569,7 +569,7 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 			  .nchunks = (end - first + chunk - 1) / chunk };
 	d.cl = mmap(NULL, claims_bytes(d.nchunks), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (d.cl == MAP_FAILED)
-		return w->walk_here(w->ctx, first, end);
+		return partial | w->walk_here(w->ctx, first, end);
 	memset(d.cl->owner, 0xff, d.nchunks * sizeof *d.cl->owner);    /* -1: nobody's */
 	bool logged = getenv("CORESTACK_WORKERS_LOG") != NULL;
 	struct worker ws[MAX_JOBS - 1];

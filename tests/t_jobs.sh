@@ -84,13 +84,14 @@ unset CORESTACK_WORKERS_DEAL
 l=$(logged --jobs 3 "$C")
 case $l in "processes 3 chunks "*" given-back 0 through-socket 0 failed 0") pass jobs-claimed-walk ;;
 *) fail jobs-claimed-walk "log: '$l'" ;; esac
-n=$(getconf _NPROCESSORS_ONLN)
+# the CPUs this process may run on, which --jobs' default counts (taskset -c 0 leaves one)
+n=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
 if [ "$n" -ge 2 ]; then
 	l=$(logged "$C")
 	case $l in "processes "[2-4]" chunks "*" given-back 0 "*" failed 0") pass jobs-auto-walk ;;
 	*) fail jobs-auto-walk "log: '$l' with $n CPUs" ;; esac
 else
-	skip jobs-auto-walk "one CPU"
+	skip jobs-auto-walk "one CPU to run on"
 fi
 l=$(logged --jobs 2 --group "$C")
 [ -z "$l" ] && pass jobs-group-alone || fail jobs-group-alone "--group walked with workers: '$l'"
@@ -120,6 +121,29 @@ else
 	fail jobs-died-before-text "$(head -3 "$W/cc-die.err")"
 fi
 unset CORESTACK_WORKERS_SLOT
+
+# no memory to share with workers (tests/lib/no_shared_mmap.c): the threads are walked in one
+# process, and the exit status still counts the walk of the range's first thread (thread 1,
+# walked before the workers would fork), here the only one that stops early
+T1=$("$CS" --jobs 1 "$C" 2> /dev/null | grep '^Thread ' | sed -n '2s/^Thread \([0-9]*\).*/\1/p')
+if ! python3 tests/lib/mkbad.py regs-garbage "$C" "$W/t1bad.core" "$T1" 2> "$W/mkbad.err"; then
+	fail jobs-no-shared-memory "$(cat "$W/mkbad.err")"
+elif cc -shared -fPIC -o "$W/no_shared_mmap.so" tests/lib/no_shared_mmap.c -ldl 2> "$W/cc-nomap.err"; then
+	for j in 1 2; do
+		(
+			export LD_PRELOAD=$W/no_shared_mmap.so
+			export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+			run "nomap-$j" --jobs $j "$W/t1bad.core"
+		)
+	done
+	if [ "$(cat "$W/nomap-1.rc")" != 1 ] || [ "$(grep -c 'walk stopped early' "$W/nomap-1.err")" != 1 ]; then
+		fail jobs-no-shared-memory "want thread $T1 alone stopped early, exit 1: $(head -2 "$W/nomap-1.err")"
+	else
+		same jobs-no-shared-memory nomap-1 nomap-2
+	fi
+else
+	fail jobs-no-shared-memory "$(head -3 "$W/cc-nomap.err")"
+fi
 
 # the checked-in fixture core of four threads
 F=tests/fixtures/x86_64

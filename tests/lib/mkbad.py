@@ -117,9 +117,18 @@ class Core:
         n = self.find_note(NT_PRSTATUS)
         return struct.unpack_from("<Q", self.d, n.desc_at + REG_OFF[name])[0]
 
-    def set_reg(self, name, value):
-        n = self.find_note(NT_PRSTATUS)
+    def set_reg(self, name, value, tid=None):
+        """Register NAME of the first thread, or of the thread TID."""
+        n = self.find_note(NT_PRSTATUS) if tid is None else self.thread_note(tid)
         struct.pack_into("<Q", self.d, n.desc_at + REG_OFF[name], value)
+
+    def thread_note(self, tid):
+        """The NT_PRSTATUS note whose pr_pid (byte 32) is TID."""
+        for n in self.notes:
+            if n.type == NT_PRSTATUS and len(n.desc) >= 36 and \
+                    struct.unpack_from("<i", n.desc, 32)[0] == tid:
+                return n
+        die("input core has no thread %d" % tid)
 
     def loads(self):
         return [p for p in self.phdrs if p["type"] == PT_LOAD]
@@ -306,11 +315,14 @@ def m_no_note(c, args):
 
 
 def m_regs_garbage(c, args):
-    """regs-garbage: rip/rsp/rbp point nowhere (non-canonical/unmapped)."""
-    c.set_reg("rip", 0xDEADBEEFDEADBEEF)
-    c.set_reg("rsp", 0x10)
-    c.set_reg("rbp", 0xFFFFFFFFFFFFFFF8)
-    say("rip=0xdeadbeefdeadbeef rsp=0x10 rbp=0xfffffffffffffff8")
+    """regs-garbage [TID]: rip/rsp/rbp of the first thread (or of thread TID) point
+    nowhere (non-canonical/unmapped)."""
+    tid = int(args[0], 0) if args else None
+    c.set_reg("rip", 0xDEADBEEFDEADBEEF, tid)
+    c.set_reg("rsp", 0x10, tid)
+    c.set_reg("rbp", 0xFFFFFFFFFFFFFFF8, tid)
+    say("rip=0xdeadbeefdeadbeef rsp=0x10 rbp=0xfffffffffffffff8%s"
+        % ("" if tid is None else " in thread %d" % tid))
 
 
 def m_regs_misaligned(c, args):
