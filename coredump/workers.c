@@ -262,9 +262,10 @@ static int wait_taken(int fd, uint64_t taken, uint64_t *acked)
 	return 0;
 }
 
-/* The worker's life: the chunks it claims, each told on socket FD, its text in SLOTS.  Never
- * returns. */
-static void work(const struct workers_walk *w, const struct deal *d, unsigned k, int fd, char *slots)
+/* The worker's life: the chunks it claims, each told on socket FD, its text in SLOTS; CPUS
+ * (NULL: none) the CPUs it may run on once it runs.  Never returns. */
+static void work(const struct workers_walk *w, const struct deal *d, unsigned k, int fd, char *slots,
+		 const cpu_set_t *cpus)
 {
 	/* a parent that closed the socket (it walks the rest itself) makes a write fail, which
 	 * ends the worker as a closed socket does, not SIGPIPE */
@@ -283,6 +284,10 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 	if (!in_turns && w->warm &&
 	    (w->warm(w->ctx, d->first, out) || fflush(out) != 0 || lseek(2, 0, SEEK_END) != 0))
 		_exit(0);
+	/* kept off the parent's CPU to start at once (start), it may run on any of CPUS again
+	 * now that it runs: for the rest of a long walk the scheduler places it as it will */
+	if (cpus)
+		(void)sched_setaffinity(0, sizeof *cpus, cpus);
 	uint64_t mine = 0, acked = 0;
 	for (size_t c = SIZE_MAX;; mine++) {
 		if (mine >= SLOTS && wait_taken(fd, mine - SLOTS, &acked) < 0)
@@ -428,7 +433,7 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 			close(sv[0]);
 			for (unsigned i = 0; i < n; i++)
 				close(ws[i].fd);
-			work(w, d, k, sv[1], slots);
+			work(w, d, k, sv[1], slots, place ? &allowed : NULL);
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
