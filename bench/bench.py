@@ -13,11 +13,13 @@ the cores are made there once (tests/lib/mkcore.py) and kept.  For each core:
      than the bound).  The core and the program are read once, untimed, before each run, so
      that every run finds them in the page cache.  Output goes to /dev/null; wall time is
      measured around each run, peak RSS is the child's ru_maxrss.
-  3. On the 10,001-thread cores, 15 more rounds of cat and corestack in turns, for the ratio
-     to cat (cat's own time varies too much from run to run for three rounds).
+  3. On the 1,001- and 10,001-thread cores, 15 more rounds of cat, corestack and corestack
+     --json in turns (paired), from the core dropped from the page cache and read back in
+     order: the times vary too much from run to run for three rounds.
 Then the cases of other kinds (the gdb plugin, many modules, a deep stack) and the cold ones:
 cat and corestack on the 10,001-thread cores dropped from the page cache before each run.
-The table gives medians; the targets are checked from them at the end.  Exit status 0 when
+The table gives medians; the targets are checked from them at the end, the ratios of text to
+cat and of --json to text and to cat from the rounds in turns.  Exit status 0 when
 every core's frames matched, 1 otherwise.
 """
 import argparse, json, os, platform, re, resource, signal, statistics, subprocess, sys, tempfile, threading, time
@@ -190,11 +192,11 @@ PAIR_ROUNDS = 15
 def paired(core, prog, corestack):
     """cat CORE, corestack CORE and corestack --json CORE in turns, PAIR_ROUNDS rounds, the core
     read before each run; the medians of their wall times and the lowest and highest ratio of
-    corestack to cat in a round.  The core is
-    first dropped from the page cache and read back in order: how the page cache holds a
-    file sets how fast cat copies it out (3.3x between the pages one read in order leaves
-    and single pages, bench/README.md), and a core the kernel's reclaim thinned and reads
-    brought back in pieces would make cat, and the ratio, slower by chance."""
+    corestack to cat in a round.  The core is first dropped from the page cache and read back
+    in order: how the page cache holds a file sets how fast cat copies it out (3.3x between
+    the pages one read in order leaves and single pages, bench/README.md), and a core the
+    kernel's reclaim thinned and reads brought back in pieces would make cat, and the ratio,
+    slower by chance."""
     evict(core)
     warm((core,))
     times, _ = rounds({"cat": ["cat", core], "cs": [corestack, core], "csjson": [corestack, "--json", core]},

@@ -37,9 +37,10 @@
  * waiting for it at most about as long as it takes to walk a chunk itself (on the CPU first:
  * SPIN_NS), and walks it itself when the worker is late (the worker's text is then dropped).
  * A worker claims the first chunk nobody claimed from JOBS chunks past its last one, and
- * LEAD past the one the parent puts out next: the processes take turns while they walk at one speed, and a worker that runs late
- * (its CPU busy with something else) skips ahead of the parent.  The parent never waits long
- * for a worker that does not run, and a worker that runs walks as many chunks as it can.
+ * LEAD past the one the parent puts out next: the processes take turns while they walk at
+ * one speed, and a worker that runs late (its CPU busy with something else) skips ahead of
+ * the parent.  The parent never waits long for a worker that does not run, and a worker that
+ * runs walks as many chunks as it can.
  * Before its first chunk a worker walks the first thread without printing it, so that the
  * pages it writes are copied and what walks look up is loaded before it claims.
  * CORESTACK_WORKERS_DEAL=turns (a test hook) deals the chunks in turns instead, the
