@@ -11,9 +11,11 @@
  * 4.5).  Where huge pages are larger the advice still covers the same bytes. */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 /* Bytes the heap grows ahead of what is asked (M_TOP_PAD): enough for the small allocations
- * of a walk of a few hundred modules; a larger pad made glibc's calloc clear more of the
- * top chunk on a deep stack (its peak RSS grew with the pad). */
-#define HEAP_RESERVE (8 << 20)
+ * of a walk of a few hundred modules and for the tables of a core of 10,000 threads (its
+ * segments, threads and kept registers, about 10 MiB), which would otherwise spill into a
+ * second growth of the heap, not advised, in 4 KiB pages.  A larger pad makes glibc's calloc
+ * clear more of the top chunk on a deep stack (its peak RSS grows with the pad). */
+#define HEAP_RESERVE (16 << 20)
 
 void heap_in_huge_pages(void)
 {

@@ -2,7 +2,7 @@
 #ifndef CST_HEAP_H
 #define CST_HEAP_H
 
-/* Asks, before the first real allocation, that the heap be grown HEAP_RESERVE bytes (8 MiB)
+/* Asks, before the first real allocation, that the heap be grown HEAP_RESERVE bytes (16 MiB)
  * ahead and that those bytes be backed by 2 MiB transparent huge pages where the kernel
  * gives them for the asking (/sys/kernel/mm/transparent_hugepage/enabled "madvise" or
  * "always"): a walk fills a few MiB of small allocations (libdw's trees, the symbol indexes,
