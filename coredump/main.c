@@ -9,6 +9,7 @@
 #include "error.h"
 #include "files_cli.h"
 #include "heap.h"
+#include "teardown.h"
 #include "process.h"
 #include "shell.h"
 #include "symbols.h"
@@ -640,5 +641,8 @@ int main(int argc, char **argv)
 	}
 	tr_finish(&tr, &o.bt);
 	sig_options_free(&o.tr.sig);
+#ifndef main   /* a harness runs main again */
+	teardown_after_exit();
+#endif
 	return rc;
 }

@@ -189,6 +189,29 @@ else
 	*) fail jobs-fewer-started "log: '$fewer'" ;; esac
 fi
 
+# the end of a run (coredump/teardown.c): the parent's memory is torn down by a child it leaves
+# behind, which must close what it inherited (a reader of the output sees its end, the exit
+# status is the parent's) and be gone soon after the parent, as the workers must
+cp "$REAL" "$W/cs-exit"
+"$W/cs-exit" "$C" 2> "$W/exit.err" | cat > "$W/exit.out"; rc=${PIPESTATUS[0]}
+left=
+for i in $(seq 50); do
+	left=
+	for e in /proc/[0-9]*/exe; do
+		[ "$(readlink "$e" 2>/dev/null)" = "$W/cs-exit" ] && left="$left ${e//[^0-9]/}"
+	done
+	[ -z "$left" ] && break
+	sleep 0.1
+done
+if [ -n "$left" ]; then
+	fail jobs-exit-nothing-left "processes of the run still there 5 s after it ended:$left"
+elif [ "$rc" != "$(cat "$W/s-text.rc")" ] || ! cmp -s "$W/exit.out" "$W/s-text.out" ||
+     ! cmp -s "$W/exit.err" "$W/s-text.err"; then
+	fail jobs-exit-nothing-left "through a pipe: exit $rc, output differs from --jobs 1"
+else
+	pass jobs-exit-nothing-left
+fi
+
 # the option's range
 for bad in 0 65 x; do
 	"$CS" --jobs $bad "$C" > /dev/null 2> "$W/bad.err"; rc=$?
