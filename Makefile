@@ -20,6 +20,12 @@ PKGS     := libdw libelf capstone json-c
 # libraries without a pkg-config file, linked into the CLI and the gdb plugin: libiberty's
 # demangler (common/symbols/demangle.c; a static library, built position-independent by Debian)
 NO_PC_LIBS := -liberty
+# Libraries linked into the CLI from their static archives: readline and tinfo (the shell's line
+# editing) and nettle (the signatures' SHA-256).  None of them reads what a core holds, and
+# each shared library costs every run its loading: 0.3 ms of a 20 ms walk of 10,000 threads
+# (bench/README.md).  The libraries that read cores (libdw, libelf, capstone, json-c, the
+# decompressors) stay shared, updated with the system.
+CLI_STATIC_LIBS := -lreadline -ltinfo -lnettle
 
 # Every folder of common/ holds headers included by bare name.
 COMMON_SRC  := $(sort $(wildcard common/*.c common/*/*.c common/*/*/*.c))
@@ -56,7 +62,8 @@ CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=incompatib
                $(addprefix -I,$(COMMON_DIRS)) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
                $(SANITIZE_CFLAGS)
 CST_LDFLAGS := $(SANITIZE_LDFLAGS)
-CST_LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lreadline $(NO_PC_LIBS) $(EXTRA_LIBS)
+CST_LDLIBS  := $(filter-out $(CLI_STATIC_LIBS),$(shell pkg-config --libs $(PKGS) 2>/dev/null)) \
+               -Wl,-Bstatic $(CLI_STATIC_LIBS) -Wl,-Bdynamic $(NO_PC_LIBS) $(EXTRA_LIBS)
 ALL_CFLAGS   = $(CST_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(CST_LDFLAGS) $(LDFLAGS)
 ALL_LDLIBS   = $(CST_LDLIBS) $(LDLIBS)
@@ -88,7 +95,7 @@ clean:
 
 # Debian packages needed to build and to run the tests (a fresh Debian 12 has none of them).
 DEB_PACKAGES += gcc make pkg-config binutils libelf-dev libdw-dev libcapstone-dev libjson-c-dev \
-                libreadline-dev gdb python3 elfutils libc6-dbg libiberty-dev g++ rustc
+                libreadline-dev libncurses-dev gdb python3 elfutils libc6-dbg libiberty-dev g++ rustc
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
