@@ -151,6 +151,7 @@ struct cst_core {
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
+	uint64_t notes_end;      /* file offset where the PT_NOTE being read ends */
 	struct kept_regs kept;
 	struct cst_core_thread thread;   /* the one cst_core_thread last returned */
 
@@ -608,10 +609,43 @@ static void order_kept(struct cst_core *c)
 	k->cap = k->n;
 }
 
+/* Room made for about N threads in the index and the kept registers, so that a core of many
+ * threads does not grow them by doubling, each step a copy of all.  An estimate too low is
+ * grown as before; one too high costs address space, not memory: its tail is never
+ * written.  Without memory for it, nothing changes. */
+static void reserve_threads(struct cst_core *c, size_t n)
+{
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if (n > c->cap_threads) {
+		void *p = realloc(c->threads, n * sizeof *c->threads);
+		if (p) {
+			c->threads = p;
+			c->cap_threads = n;
+		}
+	}
+	struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c);
+	if (n > MAX_KEPT_REGS / (words * sizeof *k->w))
+		n = MAX_KEPT_REGS / (words * sizeof *k->w);
+	if (n > k->cap) {
+		uint64_t *w = realloc(k->w, n * words * sizeof *w);
+		if (w) {
+			k->w = w;
+			k->cap = n;
+		}
+	}
+}
+
 /* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
  * first LEN of them (LEN <= SIZE, at least DESC_READ when SIZE is). */
 static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size_t len, size_t size)
 {
+	/* The kernel writes the same notes for every thread after the first (whose group also
+	 * holds the process's notes): the bytes from the second thread's NT_PRSTATUS to the
+	 * third's, in the rest of the segment, tell about how many threads are left. */
+	if (c->nthreads == 2 && at > c->threads[1].desc && at < c->notes_end)
+		reserve_threads(c, 3 + (size_t)((c->notes_end - at) / (at - c->threads[1].desc)));
 	if (c->nthreads >= MAX_THREADS) {
 		cst_core_warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
 		return 0;
@@ -874,6 +908,7 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 	struct note_reader r = { .buf = malloc(NOTE_WINDOW) };
 	if (!r.buf)
 		return -CST_E_NOMEM;
+	c->notes_end = off + size;
 	int rc = 0;
 	uint64_t pos = 0;
 	while (pos < size && rc == 0) {
