@@ -190,10 +190,15 @@ else
 fi
 
 # the end of a run (coredump/teardown.c): the parent's memory is torn down by a child it leaves
-# behind, which must close what it inherited (a reader of the output sees its end, the exit
-# status is the parent's) and be gone soon after the parent, as the workers must
+# behind (CORESTACK_TEARDOWN_LOG names it), which must close what it inherited (a reader of
+# the output sees its end, the exit status is the parent's) and be gone soon after the
+# parent, as the workers must; under AddressSanitizer no child is made
+TLOG=$W/teardown.log
+: > "$TLOG"
 cp "$REAL" "$W/cs-exit"
-"$W/cs-exit" "$C" 2> "$W/exit.err" | cat > "$W/exit.out"; rc=${PIPESTATUS[0]}
+CORESTACK_TEARDOWN_LOG=$TLOG "$W/cs-exit" "$C" 2> "$W/exit.err" | cat > "$W/exit.out"; rc=${PIPESTATUS[0]}
+child=$(sed -n 's/^child \([0-9][0-9]*\)$/\1/p' "$TLOG")
+# gone: no process of the copy's binary left (a zombie has none), the child's pid too
 left=
 for i in $(seq 50); do
 	left=
@@ -203,7 +208,16 @@ for i in $(seq 50); do
 	[ -z "$left" ] && break
 	sleep 0.1
 done
-if [ -n "$left" ]; then
+if ldd "$REAL" 2>/dev/null | grep -q libasan; then
+	want=none
+else
+	want=child
+fi
+if [ "$want" = child ] && [ -z "$child" ]; then
+	fail jobs-exit-nothing-left "no teardown child: log '$(cat "$TLOG")'"
+elif [ "$want" = none ] && [ "$(cat "$TLOG")" != none ]; then
+	fail jobs-exit-nothing-left "a teardown child under AddressSanitizer: log '$(cat "$TLOG")'"
+elif [ -n "$left" ]; then
 	fail jobs-exit-nothing-left "processes of the run still there 5 s after it ended:$left"
 elif [ "$rc" != "$(cat "$W/s-text.rc")" ] || ! cmp -s "$W/exit.out" "$W/s-text.out" ||
      ! cmp -s "$W/exit.err" "$W/s-text.err"; then
