@@ -24,8 +24,13 @@ NO_PC_LIBS := -liberty
 # editing) and nettle (the signatures' SHA-256).  None of them reads what a core holds, and
 # each shared library costs every run its loading: 0.3 ms of a 20 ms walk of 10,000 threads
 # (bench/README.md).  The libraries that read cores (libdw, libelf, capstone, json-c, the
-# decompressors) stay shared, updated with the system.
+# decompressors) stay shared, updated with the system.  STATIC_CLI_LIBS=no links these three
+# shared too (a system without their archives).
+STATIC_CLI_LIBS ?= yes
 CLI_STATIC_LIBS := -lreadline -ltinfo -lnettle
+LINK_STATIC     := -Wl,-Bstatic
+LINK_SHARED     := -Wl,-Bdynamic
+CLI_LIBS        := $(if $(filter yes,$(STATIC_CLI_LIBS)),$(LINK_STATIC) $(CLI_STATIC_LIBS) $(LINK_SHARED),$(CLI_STATIC_LIBS))
 
 # Every folder of common/ holds headers included by bare name.
 COMMON_SRC  := $(sort $(wildcard common/*.c common/*/*.c common/*/*/*.c))
@@ -63,7 +68,7 @@ CST_CFLAGS  := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=incompatib
                $(SANITIZE_CFLAGS)
 CST_LDFLAGS := $(SANITIZE_LDFLAGS)
 CST_LDLIBS  := $(filter-out $(CLI_STATIC_LIBS),$(shell pkg-config --libs $(PKGS) 2>/dev/null)) \
-               -Wl,-Bstatic $(CLI_STATIC_LIBS) -Wl,-Bdynamic $(NO_PC_LIBS) $(EXTRA_LIBS)
+               $(CLI_LIBS) $(NO_PC_LIBS) $(EXTRA_LIBS)
 ALL_CFLAGS   = $(CST_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS  = $(CST_LDFLAGS) $(LDFLAGS)
 ALL_LDLIBS   = $(CST_LDLIBS) $(LDLIBS)

@@ -658,6 +658,8 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 	}
 	if (c->nthreads == c->cap_threads) {
 		size_t cap = c->cap_threads ? c->cap_threads * 2 : 16;
+		if (cap > MAX_THREADS)
+			cap = MAX_THREADS;
 		void *p = realloc(c->threads, cap * sizeof *c->threads);
 		if (!p)
 			return -CST_E_NOMEM;
