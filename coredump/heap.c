@@ -17,6 +17,10 @@
  * clear more of the top chunk on a deep stack (its peak RSS grows with the pad). */
 #define HEAP_RESERVE (16 << 20)
 
+/* The block below the heap's first whole huge page (volatile: an allocation whose pointer is
+ * never read is one the compiler may drop, and GCC did). */
+static void *volatile below_huge_pages;
+
 void heap_in_huge_pages(void)
 {
 	if (mallopt(M_TOP_PAD, HEAP_RESERVE) == 0)
@@ -29,8 +33,7 @@ void heap_in_huge_pages(void)
 		if (b > a && madvise((void *)a, b - a, MADV_HUGEPAGE) == 0 && a - lo > 64) {
 			/* the bytes below the first whole huge page, kept allocated: the
 			 * allocations that follow start in huge pages */
-			void *below = malloc(a - lo - 64);
-			(void)below;
+			below_huge_pages = malloc(a - lo - 64);
 		}
 	}
 	free(first);
