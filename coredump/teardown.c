@@ -1,6 +1,7 @@
 /* The process's memory torn down after its exit status is out.  See teardown.h. */
 #include "teardown.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #endif
 #endif
 
+#ifndef UNDER_ASAN
 /* The child's stack, in the memory it shares with this process (which never runs on it). */
 static char child_stack[16384] __attribute__((aligned(64)));
 
@@ -49,13 +51,13 @@ static int hold_memory(void *arg)
 	return 0;
 }
 
-/* Whether a debugger or tracer is attached (TracerPid in /proc/self/status), or valgrind
- * runs this process (its preloaded library). */
-static bool watched(void)
+/* Why no child may be made: valgrind runs this process (its preloaded library), or a
+ * debugger or tracer is attached (TracerPid in /proc/self/status); NULL when one may. */
+static const char *watched(void)
 {
 	const char *preload = getenv("LD_PRELOAD");
 	if (preload && strstr(preload, "vgpreload"))
-		return true;
+		return "valgrind";
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[128];
 	bool traced = false;
@@ -66,24 +68,33 @@ static bool watched(void)
 		}
 	if (f)
 		fclose(f);
-	return traced;
+	return traced ? "traced" : NULL;
 }
+#endif
 
 void teardown_after_exit(void)
 {
 	pid_t child = -1;
-#ifndef UNDER_ASAN
-	if (!watched())
+	int err = 0;
+#ifdef UNDER_ASAN
+	const char *none = "sanitizer";
+#else
+	const char *none = watched();
+	if (!none) {
 		child = clone(hold_memory, child_stack + sizeof child_stack, CLONE_VM | SIGCHLD,
 			      (void *)(intptr_t)getpid());
+		err = errno;
+	}
 #endif
 	const char *log = getenv("CORESTACK_TEARDOWN_LOG");
 	FILE *f = log && *log ? fopen(log, "ae") : NULL;
 	if (f) {
 		if (child > 0)
 			fprintf(f, "child %d\n", (int)child);
+		else if (none)
+			fprintf(f, "none: %s\n", none);
 		else
-			fputs("none\n", f);
+			fprintf(f, "none: clone: %s\n", strerror(err));
 		fclose(f);
 	}
 }

@@ -13,7 +13,8 @@
  * would take the child for a fork and act on the memory it shares), under valgrind (which
  * does not run such a child) or AddressSanitizer (whose leak check runs at the exit), and
  * when the child cannot be made; it never fails.  CORESTACK_TEARDOWN_LOG=FILE (a test hook)
- * appends "child PID" or "none" to FILE. */
+ * appends "child PID" to FILE, or "none: " and why: "sanitizer", "traced", "valgrind",
+ * "clone: " and the error. */
 void teardown_after_exit(void);
 
 #endif
