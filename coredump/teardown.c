@@ -1,11 +1,11 @@
 /* The process's memory torn down after its exit status is out.  See teardown.h. */
 #include "teardown.h"
+#include "live.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,23 +52,13 @@ static int hold_memory(void *arg)
 }
 
 /* Why no child may be made: valgrind runs this process (its preloaded library), or a
- * debugger or tracer is attached (TracerPid in /proc/self/status); NULL when one may. */
+ * debugger or tracer is attached; NULL when one may. */
 static const char *watched(void)
 {
 	const char *preload = getenv("LD_PRELOAD");
 	if (preload && strstr(preload, "vgpreload"))
 		return "valgrind";
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[128];
-	bool traced = false;
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, "TracerPid:", 10) == 0) {
-			traced = atoi(line + 10) != 0;
-			break;
-		}
-	if (f)
-		fclose(f);
-	return traced ? "traced" : NULL;
+	return cst_live_tracer(getpid()) > 0 ? "traced" : NULL;
 }
 #endif
 

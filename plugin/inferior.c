@@ -14,22 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The TracerPid line of /proc/PID/status (proc(5)); -1 when unreadable. */
-static pid_t tracer_of(pid_t pid)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	pid_t t = -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "TracerPid: %d", &t) == 1)
-			break;
-	fclose(f);
-	return t;
-}
-
 /* True when open file FD starts with an ELF header of type ET_CORE (gABI, "ELF Header":
  * e_type at byte 16, 16 bits in the file's byte order). */
 static bool is_core_file(int fd)
@@ -123,7 +107,7 @@ static void scan_traced(struct found *fo)
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0 || tracer_of((pid_t)pid) != self)
+		if (*end || pid <= 0 || cst_live_tracer((pid_t)pid) != self)
 			continue;
 		fo->npids++;
 		fo->pid = (pid_t)pid;
@@ -348,7 +332,7 @@ int cst_inferior_update(struct cst_inferior *inf, const struct cst_target *memor
 	}
 	struct found fo = { .pid_fd = -1, .core_fd = -1 };
 	scan_fds(&fo);
-	if (fo.npids == 1 && tracer_of(fo.pid) != getpid())
+	if (fo.npids == 1 && cst_live_tracer(fo.pid) != getpid())
 		fo.npids = 0;
 	if (fo.npids == 0 && fo.ncores == 0)
 		scan_traced(&fo);

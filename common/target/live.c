@@ -364,3 +364,18 @@ const struct cst_live_thread *cst_live_thread(const struct cst_live *l, size_t i
 {
 	return i < l->n ? &l->threads[i] : NULL;
 }
+
+pid_t cst_live_tracer(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	pid_t t = -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}

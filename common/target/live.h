@@ -57,4 +57,8 @@ int cst_live_open_maps(pid_t pid, struct cst_target *t);
 /* Releases what cst_live_open_target or cst_live_open_maps filled T with. */
 void cst_live_close_target(struct cst_target *t);
 
+/* The pid of the process tracing PID (the TracerPid line of /proc/PID/status, proc(5)): 0
+ * when none does, -1 when the file cannot be read. */
+pid_t cst_live_tracer(pid_t pid);
+
 #endif
