@@ -559,6 +559,24 @@ static size_t kept_words(const struct cst_core *c)
 	return 1 + (size_t)c->arch->nregs;
 }
 
+/* The kept registers grown to room for N threads, at most MAX_KEPT_REGS bytes (left as they
+ * are without memory for it); whether one more thread's fit. */
+static bool kept_room(struct cst_core *c, size_t n)
+{
+	struct kept_regs *k = &c->kept;
+	size_t words = kept_words(c);
+	if (n > MAX_KEPT_REGS / (words * sizeof *k->w))
+		n = MAX_KEPT_REGS / (words * sizeof *k->w);
+	if (n > k->cap) {
+		uint64_t *w = realloc(k->w, n * words * sizeof *w);
+		if (w) {
+			k->w = w;
+			k->cap = n;
+		}
+	}
+	return k->n < k->cap;
+}
+
 /* Keeps REGS while the bound allows; returns 1 + their index among the kept, or 0 (they are
  * read again). */
 static uint32_t keep_regs(struct cst_core *c, const struct cst_regs *regs)
@@ -568,18 +586,8 @@ static uint32_t keep_regs(struct cst_core *c, const struct cst_regs *regs)
 	int nregs = c->arch->nregs;
 	if (nregs < 64 && regs->valid[0] >> nregs)
 		return 0;
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 64;
-		if (cap * words * sizeof *k->w > MAX_KEPT_REGS)
-			cap = MAX_KEPT_REGS / (words * sizeof *k->w);
-		if (cap <= k->n)
-			return 0;
-		uint64_t *w = realloc(k->w, cap * words * sizeof *w);
-		if (!w)
-			return 0;
-		k->w = w;
-		k->cap = cap;
-	}
+	if (k->n == k->cap && !kept_room(c, k->cap ? 2 * k->cap : 64))
+		return 0;
 	uint64_t *t = k->w + k->n++ * words;
 	t[0] = regs->valid[0];
 	memcpy(t + 1, regs->val, (size_t)nregs * sizeof *t);
@@ -609,11 +617,9 @@ static void order_kept(struct cst_core *c)
 	k->cap = k->n;
 }
 
-/* Room made for about N threads in the index and the kept registers, so that a core of many
- * threads does not grow them by doubling, each step a copy of all.  An estimate too low is
- * grown as before; one too high costs address space, not memory: its tail is never
- * written.  Without memory for it, nothing changes. */
-static void reserve_threads(struct cst_core *c, size_t n)
+/* The thread index grown to room for N threads, at most MAX_THREADS (left as it is without
+ * memory for it); whether one more thread fits. */
+static bool threads_room(struct cst_core *c, size_t n)
 {
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
@@ -624,17 +630,7 @@ static void reserve_threads(struct cst_core *c, size_t n)
 			c->cap_threads = n;
 		}
 	}
-	struct kept_regs *k = &c->kept;
-	size_t words = kept_words(c);
-	if (n > MAX_KEPT_REGS / (words * sizeof *k->w))
-		n = MAX_KEPT_REGS / (words * sizeof *k->w);
-	if (n > k->cap) {
-		uint64_t *w = realloc(k->w, n * words * sizeof *w);
-		if (w) {
-			k->w = w;
-			k->cap = n;
-		}
-	}
+	return c->nthreads < c->cap_threads;
 }
 
 /* A thread from the NT_PRSTATUS descriptor at file offset AT, of SIZE bytes; DESC holds its
@@ -644,8 +640,14 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 	/* The kernel writes the same notes for every thread after the first (whose group also
 	 * holds the process's notes): the bytes from the second thread's NT_PRSTATUS to the
 	 * third's, in the rest of the segment, tell about how many threads are left. */
-	if (c->nthreads == 2 && at > c->threads[1].desc && at < c->notes_end)
-		reserve_threads(c, 3 + (size_t)((c->notes_end - at) / (at - c->threads[1].desc)));
+	if (c->nthreads == 2 && at > c->threads[1].desc && at < c->notes_end) {
+		/* room for them at once, not grown by doubling, each step a copy of all; an
+		 * estimate too low is grown as before, one too high costs address space only
+		 * (its tail is never written) */
+		size_t n = 3 + (size_t)((c->notes_end - at) / (at - c->threads[1].desc));
+		threads_room(c, n);
+		kept_room(c, n);
+	}
 	if (c->nthreads >= MAX_THREADS) {
 		cst_core_warn(c, "more than %d threads; the rest are ignored", MAX_THREADS);
 		return 0;
@@ -656,16 +658,8 @@ static int add_thread(struct cst_core *c, uint64_t at, const uint8_t *desc, size
 		cst_core_warn(c, "NT_PRSTATUS of %zu bytes is too short; thread ignored", size);
 		return 0;
 	}
-	if (c->nthreads == c->cap_threads) {
-		size_t cap = c->cap_threads ? c->cap_threads * 2 : 16;
-		if (cap > MAX_THREADS)
-			cap = MAX_THREADS;
-		void *p = realloc(c->threads, cap * sizeof *c->threads);
-		if (!p)
-			return -CST_E_NOMEM;
-		c->threads = p;
-		c->cap_threads = cap;
-	}
+	if (c->nthreads == c->cap_threads && !threads_room(c, c->cap_threads ? c->cap_threads * 2 : 16))
+		return -CST_E_NOMEM;
 	c->threads[c->nthreads++] = (struct thread_index){
 		.desc = at, .tid = tid, .len = (uint16_t)len, .cursig = (uint16_t)cursig,
 		.kept = keep_regs(c, &regs),
