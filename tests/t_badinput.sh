@@ -1005,6 +1005,32 @@ else
     skip shrunk_while_open "no core of $TP (make test-progs)"
 fi
 
+# notes_padded: large notes between the threads' groups of notes (as NT_X86_XSTATE is, 11 KiB
+# a thread, on an x86-64 with AMX), some larger than corestack's read of the notes, and groups
+# of unequal length: corestack reads the notes past the large ones, not through them, and
+# must print for 24 threads what it prints for the same threads' notes without the padding.
+if [ -x "$TP" ] && python3 "$TOP/tests/lib/mkcore.py" crash "$W/pad0.core" "$TP" >/dev/null 2>&1 &&
+   python3 "$MKBAD" notes-padded "$W/pad0.core" "$W/padded.core" 24 pad 2>/dev/null &&
+   python3 "$MKBAD" notes-padded "$W/pad0.core" "$W/plain.core" 24 plain 2>/dev/null; then
+    LAST_CMD="corestack padded.core; corestack plain.core (mkbad notes-padded 24 pad|plain)"
+    timeout "$TIMEOUT" "$CS" "$W/padded.core" >"$W/out" 2>"$W/err"
+    rc=$?
+    timeout "$TIMEOUT" "$CS" "$W/plain.core" >"$W/out2" 2>"$W/err2"
+    rc2=$?
+    if [ $rc != 0 ] || [ $rc2 != 0 ] || [ -s "$W/err" ] || [ -s "$W/err2" ]; then
+        fail notes_padded "exit $rc and $rc2, stderr: $(head -2 "$W/err" "$W/err2" | tr '\n' '|')"
+    elif ! tail -n +2 "$W/out" | cmp -s - <(tail -n +2 "$W/out2"); then
+        fail notes_padded "the outputs differ: $(diff "$W/out" "$W/out2" | sed -n 2,5p | tr '\n' '|')"
+    elif [ "$(grep -c '^Thread ' "$W/out")" != 24 ]; then
+        fail notes_padded "$(grep -c '^Thread ' "$W/out") threads printed, expected 24"
+    else
+        pass notes_padded
+    fi
+    rm -f "$W/pad0.core" "$W/padded.core" "$W/plain.core"
+else
+    skip notes_padded "no core of $TP (make test-progs), or mkbad notes-padded failed"
+fi
+
 # core_name_escaped: a core's own file name (chosen by whoever named it: core.%e takes the
 # crashing program's name) reaches the terminal escaped in every mode and in every error.
 ESC=$(printf '\033')

@@ -30,6 +30,10 @@
 #define DESC_READ 1024
 /* Bytes of the notes read at once: notes are parsed through this window, never held whole. */
 #define NOTE_WINDOW   (64u << 10)
+/* A note whose descriptor has at least this many bytes is skipped by the reads, not copied
+ * (note_skipped): about as many bytes as a read's own cost copies.  Each thread of a core of
+ * an x86-64 with AMX has an NT_X86_XSTATE of 11 KiB, 92% of its notes. */
+#define NOTE_SKIP     (4u << 10)
 /* Bytes of NT_AUXV kept: the kernel writes at most AT_VECTOR_SIZE (a few dozen) pairs
  * (include/linux/auxvec.h, mm_types.h saved_auxv), 1 KiB; the rest of a longer one is not
  * read. */
@@ -806,18 +810,41 @@ struct note_reader {
 	uint8_t *buf;            /* NOTE_WINDOW bytes */
 	uint64_t base;           /* file offset of buf[0] */
 	size_t len;              /* bytes in buf */
+	uint64_t reach;          /* file offset after the last bytes used of the window */
+	uint64_t group;          /* file offset of the first note after the last large one skipped */
+	size_t next;             /* bytes the next read asks for, 0 for NOTE_WINDOW */
 };
 
 /* N bytes (at most NOTE_WINDOW) at file offset OFF, through R's window; NULL when the file
  * ends before them (it shrank since it was opened) or cannot be read. */
 static inline const uint8_t *note_bytes(struct cst_core *c, struct note_reader *r, uint64_t off, size_t n)
 {
-	if (off >= r->base && off - r->base <= r->len && n <= r->len - (off - r->base))
+	if (off >= r->base && off - r->base <= r->len && n <= r->len - (off - r->base)) {
+		if (off + n > r->reach)
+			r->reach = off + n;
 		return r->buf + (off - r->base);
-	ssize_t got = pread(c->fd, r->buf, NOTE_WINDOW, (off_t)off);
+	}
+	size_t ask = !r->next ? NOTE_WINDOW : r->next > n ? r->next : n;
+	ssize_t got = pread(c->fd, r->buf, ask, (off_t)off);
 	r->base = off;
 	r->len = got > 0 ? (size_t)got : 0;
+	r->reach = off + n;
+	r->next = 0;
 	return n <= r->len ? r->buf : NULL;
+}
+
+/* The note before file offset NEXT had a descriptor of SIZE bytes.  A large one ends a group
+ * of notes (a core's threads after the first have groups alike), and when NEXT lies past R's
+ * window the next read asks for as many bytes as the group used, rounded up to 64 and at
+ * least 512, not for the whole window: the large notes between the groups are not copied. */
+static void note_skipped(struct note_reader *r, uint64_t next, uint64_t size)
+{
+	if (size < NOTE_SKIP)
+		return;
+	uint64_t used = r->reach > r->group ? (r->reach - r->group + 63) & ~(uint64_t)63 : 0;
+	r->group = next;
+	if (next >= r->base + r->len)
+		r->next = used < 512 ? 512 : used < NOTE_WINDOW ? (size_t)used : 0;
 }
 
 /* A copy of the SIZE bytes at file offset OFF, or NULL (*RC: -CST_E_NOMEM, or
@@ -901,7 +928,7 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 		     (unsigned long long)size, (unsigned long long)(c->size - off));
 		size = c->size - off;
 	}
-	struct note_reader r = { .buf = malloc(NOTE_WINDOW) };
+	struct note_reader r = { .buf = malloc(NOTE_WINDOW), .group = off };
 	if (!r.buf)
 		return -CST_E_NOMEM;
 	c->notes_end = off + size;
@@ -922,6 +949,7 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 			break;
 		}
 		pos = NOTE_ALIGN4(desc_at + descsz);
+		note_skipped(&r, off + pos, descsz);
 		if (namesz != 5 && namesz != 6)
 			continue;
 		const uint8_t *name = note_bytes(c, &r, off + name_at, namesz);

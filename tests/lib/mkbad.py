@@ -650,6 +650,46 @@ def m_threads(c, args):
         % (total, tid, tid + total - 1, "zero rip/rsp/rbp" if zero else "the first's"))
 
 
+def m_notes_padded(c, args):
+    """notes-padded N [pad|plain]: the notes of N threads (the core's, then copies of its
+    last thread's group of notes with new tids); with pad (the default), a "LINUX" note of
+    type 0x7701 and 4,000 to 70,000 bytes before each thread's NT_PRSTATUS after the first,
+    and a "CORE" note of type 0x7702 and 3,000 bytes after every second thread's, so that
+    large notes lie between the threads' groups of notes and the groups differ in length.
+    The pad and plain cores of one N hold the same threads."""
+    total = int(args[0], 0)
+    pad = (args[1] if len(args) > 1 else "pad") == "pad"
+    groups = []
+    for note in c.note_list():
+        if (note[0], note[1]) == (b"CORE", NT_PRSTATUS) or not groups:
+            groups.append([])
+        groups[-1].append(note)
+    tids = [struct.unpack_from("<i", d, 32)[0] for nm, t, d in c.note_list()
+            if (nm, t) == (b"CORE", NT_PRSTATUS)]
+    last = groups[-1]
+    for i in range(len(groups), total):
+        copy = []
+        for nm, t, d in last:
+            if (nm, t) == (b"CORE", NT_PRSTATUS):
+                d = bytearray(d)
+                struct.pack_into("<i", d, 32, max(tids) + i)    # pr_pid
+                struct.pack_into("<H", d, 12, 0)                # pr_cursig
+                d = bytes(d)
+            copy.append((nm, t, d))
+        groups.append(copy)
+    sizes = (70000, 4096, 12291, 4000, 5003)
+    out = []
+    for g, notes in enumerate(groups):
+        for nm, t, d in notes:
+            if pad and g and (nm, t) == (b"CORE", NT_PRSTATUS):
+                out.append((b"LINUX", 0x7701, bytes([g & 0xff]) * sizes[(g - 1) % len(sizes)]))
+            out.append((nm, t, d))
+            if pad and g % 2 and (nm, t) == (b"CORE", NT_PRSTATUS):
+                out.append((b"CORE", 0x7702, b"\x5a" * 3000))
+    c.rebuild_notes(out)
+    say("the notes of %d threads%s" % (len(groups), ", padded" if pad else ""))
+
+
 def m_setbyte(d, args):
     """setbyte OFF VAL: set the byte at file offset OFF (5 = EI_DATA)."""
     off, val = int(args[0], 0), int(args[1], 0)
@@ -723,6 +763,7 @@ PARSED = {
     "sp-down": m_sp_down,
     "ntfile-many": m_ntfile_many,
     "threads": m_threads,
+    "notes-padded": m_notes_padded,
 }
 
 
