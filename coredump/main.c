@@ -426,8 +426,10 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 	struct walk w = { .proc = proc, .o = o, .doc = doc, .what = what, .tr = tr, .warned = warned,
 			  .bt = { .addrs = bt_addrs_new() }, .bo = o->bt };
 	w.bo.lines = doc ? NULL : bt_lines_new();
+	/* the first thread before the count: a core's notes past it may still be read beside
+	 * its walk (core.h); walk_range stops where there is no thread */
+	int partial = walk_range(&w, 0, 1);
 	size_t n = cst_process_nthreads(proc);
-	int partial = n ? walk_range(&w, 0, 1) : 0;
 	if (n > 1 && !(first_only && tr_quiet(tr))) {
 		unsigned jobs = 1;
 #ifndef main   /* a fuzzing harness runs main in its own process, not to be forked */
@@ -445,6 +447,17 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 	return partial;
 }
 
+/* The test hook CORESTACK_NOTES_LOG=FILE: appends how CORE's notes were read (core.h). */
+static void notes_log(struct cst_core *core)
+{
+	const char *path = getenv("CORESTACK_NOTES_LOG");
+	FILE *f = path && *path ? fopen(path, "ae") : NULL;
+	if (f) {
+		fprintf(f, "notes read %s\n", cst_core_notes_read(core));
+		fclose(f);
+	}
+}
+
 /* The process of the last core, left open for the exit to free (see run_core); kept here
  * so that it stays reachable, as memory in use, for leak checkers (volatile: a store
  * never read back would be dropped, and the variable with it). */
@@ -459,6 +472,15 @@ static int run_core(const struct options *o, struct triage *tr, bool last)
 	char err[256];
 	struct cst_process *proc;
 	struct cst_core_options copt = { .executable = o->executable, .sysroot = o->sysroot };
+#ifndef main   /* a fuzzing harness runs main in its own process, not to be forked */
+	/* --jobs 1: one process, as asked.  The test hook CORESTACK_NOTES_BESIDE (always, fail)
+	 * has a child read them whatever the core's size, or a child that fails */
+	const char *hook = getenv("CORESTACK_NOTES_BESIDE");
+	copt.notes_beside = o->jobs == 1 ? CST_NOTES_HERE
+			    : !hook ? CST_NOTES_BESIDE
+			    : strcmp(hook, "always") == 0 ? CST_NOTES_BESIDE_ALWAYS
+			    : strcmp(hook, "fail") == 0 ? CST_NOTES_BESIDE_FAILING : CST_NOTES_BESIDE;
+#endif
 	if (files_open_core(o->core, &o->files, &copt.fd, err, sizeof err)) {
 		tr_core_error(tr, o->core, err);
 		return EXIT_UNUSABLE;
@@ -483,6 +505,7 @@ static int run_core(const struct options *o, struct triage *tr, bool last)
 	int partial = files_begin(&fst, &o->files, proc, o->core, stdout, doc);
 	size_t warned = 0;
 	partial |= emit_threads(proc, o, doc, o->core, tr, true, &warned);
+	notes_log(core);
 	tr_core_done(tr, o->core, doc, &o->bt);
 	print_warnings(core, o->core, &warned);
 	/* each mismatching file is a warning of its own, naming it and both build-ids */

@@ -169,6 +169,36 @@ l=$(CORESTACK_WORKERS_DEAL=turns logged --jobs 2 "$W/cut.core")
 case $l in *" given-back 0 "*) fail jobs-given-back "log: '$l'" ;;
 "processes 2 "*" failed 0") pass jobs-given-back ;; *) fail jobs-given-back "log: '$l'" ;; esac
 
+# the notes past the second thread's read by a child process while the first thread is walked
+# (common/target/core.c; CORESTACK_NOTES_BESIDE=always: whatever the core's size, fail: a child
+# that fails, whose notes the parent then reads itself): the same bytes and exit status as
+# --jobs 1, which reads them all itself; on the 300-thread core, its cut copy (walks that stop
+# early, with warnings) and a copy whose last note is cut (a warning from the child's notes)
+python3 tests/lib/mkbad.py note-cut "$C" "$W/notecut.core" last 2> /dev/null
+for core in "$C" "$W/cut.core" "$W/notecut.core"; do
+	k=$(basename "$core" .core)
+	for mode in text json; do
+		[ $mode = json ] && o=(--json) || o=()
+		run "nb-s-$k-$mode" "${o[@]}" --jobs 1 "$core"
+		for h in always fail; do
+			CORESTACK_NOTES_BESIDE=$h run "nb-$h-$k-$mode" "${o[@]}" "$core"
+			same "notes-beside-$h-$k-$mode" "nb-s-$k-$mode" "nb-$h-$k-$mode"
+		done
+	done
+done
+grep -q 'malformed note' "$W/nb-s-notecut-text.err" && pass notes-beside-child-warning \
+	|| fail notes-beside-child-warning "no warning of the cut note: $(head -2 "$W/nb-s-notecut-text.err")"
+# CORESTACK_NOTES_LOG says who read them: the child, the parent after the child failed, or
+# (--jobs 1) the parent alone
+for h in always fail jobs1; do
+	: > "$W/notes.log"
+	[ $h = jobs1 ] && o=(--jobs 1) || o=()
+	CORESTACK_NOTES_BESIDE=${h/jobs1/always} CORESTACK_NOTES_LOG=$W/notes.log "$CS" "${o[@]}" "$C" > /dev/null 2>&1
+	case $h in always) want="notes read child" ;; fail) want="notes read child failed" ;; *) want="notes read here" ;; esac
+	[ "$(cat "$W/notes.log")" = "$want" ] && pass "notes-beside-log-$h" \
+		|| fail "notes-beside-log-$h" "log: '$(cat "$W/notes.log")', want '$want'"
+done
+
 # fewer workers than asked for (too few descriptors for the others' sockets): in turns the
 # chunks of those that did not start are the parent's, and the ones that did walk theirs to
 # the end

@@ -102,10 +102,13 @@ int cst_process_skipped(const struct cst_process *p, size_t i)
 
 int cst_process_thread(const struct cst_process *p, size_t i, struct cst_process_thread *t)
 {
-	if (i >= cst_process_nthreads(p))
+	/* a core's first thread is there before the notes read beside it (core.h) */
+	if (p->core ? i != 0 && i >= cst_process_nthreads(p) : i >= cst_process_nthreads(p))
 		return -CST_E_INVAL;
 	if (p->core) {
 		const struct cst_core_thread *c = cst_core_thread(p->core, i);
+		if (!c)
+			return -CST_E_INVAL;
 		const struct cst_core_signal *sig = cst_core_signal(p->core);
 		*t = (struct cst_process_thread){
 			.tid = c->tid, .regs = &c->regs, .crashed = c->crashed,

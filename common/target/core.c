@@ -17,6 +17,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* Bounds on what a hostile core can make us allocate. */
@@ -132,6 +135,22 @@ struct residency {
  * read as well. */
 #define PROBE_EVERY 16
 
+/* A child process that reads the notes past the second thread's while the caller walks the
+ * first thread (cst_core_options.notes_beside); its results come back through a memfd. */
+struct beside {
+	enum cst_notes_beside mode;  /* the options', CST_NOTES_HERE with more than one PT_NOTE */
+	bool tried;              /* a child was started, or could not be */
+	bool child;              /* this process is the child */
+	pid_t pid;               /* the child's, until it is reaped; else 0 */
+	bool joined;             /* its results were taken (or it failed) */
+	bool failed;             /* it did, and the notes were read here */
+	int fd;                  /* the memfd of its results */
+	int done;                /* the pipe's end the child writes a byte to once they are in
+				  * the memfd (the parent's: the other end) */
+	uint64_t off, size, pos; /* the PT_NOTE, and the offset in it where the child took over */
+	size_t nthreads, nkept, nwarnings;   /* the counts of the parent when it did */
+};
+
 struct cst_core {
 	int fd;
 	Elf *elf;
@@ -155,6 +174,8 @@ struct cst_core {
 
 	struct thread_index *threads;
 	size_t nthreads, cap_threads;
+	size_t mapped;           /* THREADS and KEPT.W are a child's, mapped (beside_read): bytes of
+				  * each mapping, to unmap; 0: they are the heap's */
 	uint64_t notes_end;      /* file offset where the PT_NOTE being read ends */
 	struct kept_regs kept;
 	struct cst_core_thread thread;   /* the one cst_core_thread last returned */
@@ -182,7 +203,24 @@ struct cst_core {
 	int sysroot_fd;          /* O_PATH descriptor of the sysroot, -1 without one */
 	char *warnings[MAX_WARNINGS];
 	size_t nwarnings;
+	bool prpsinfo;           /* an NT_PRPSINFO was read (the first one counts) */
+	struct beside beside;    /* the child reading the notes beside the first walk */
 };
+
+/* Keeps warning S (escaped, allocated; taken over) unless the bound is reached or it was
+ * said already: one warning of each kind is enough. */
+static void keep_warning(struct cst_core *c, char *s)
+{
+	for (size_t i = 0; i < c->nwarnings; i++)
+		if (strcmp(c->warnings[i], s) == 0) {
+			free(s);
+			return;
+		}
+	if (c->nwarnings < MAX_WARNINGS)
+		c->warnings[c->nwarnings++] = s;
+	else
+		free(s);
+}
 
 void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 {
@@ -192,17 +230,8 @@ void cst_core_warn(struct cst_core *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *raw = NULL, *s = NULL;
 	/* a warning names paths from the core: escaped for the terminal it goes to */
-	if (vasprintf(&raw, fmt, ap) >= 0 && (s = cst_escape_dup(raw))) {
-		/* one warning of each kind is enough */
-		for (size_t i = 0; i < c->nwarnings; i++)
-			if (strcmp(c->warnings[i], s) == 0) {
-				free(s);
-				s = NULL;
-				break;
-			}
-		if (s)
-			c->warnings[c->nwarnings++] = s;
-	}
+	if (vasprintf(&raw, fmt, ap) >= 0 && (s = cst_escape_dup(raw)))
+		keep_warning(c, s);
 	free(raw);
 	va_end(ap);
 }
@@ -700,13 +729,15 @@ static void parse_siginfo(struct cst_core *c, const uint8_t *d, size_t size)
 }
 
 /* NT_PRPSINFO: struct elf_prpsinfo (include/linux/elfcore.h).  On 64-bit targets pr_pid is
- * at offset 24 and pr_fname[16], pr_psargs[80] at 40 and 56; on 32-bit at 12, 28, 44. */
+ * at offset 24 and pr_fname[16], pr_psargs[80] at 40 and 56; on 32-bit at 12, 28, 44.  The
+ * first one counts, as for the process's other notes. */
 static void parse_prpsinfo(struct cst_core *c, const uint8_t *d, size_t size)
 {
 	size_t pid_off = c->arch->addr_size == 8 ? 24 : 12;
 	size_t fname_off = c->arch->addr_size == 8 ? 40 : 28;
-	if (size < fname_off + 16 + 80)
+	if (c->prpsinfo || size < fname_off + 16 + 80)
 		return;
+	c->prpsinfo = true;
 	c->pid = (int32_t)rd(c, d + pid_off, 4);
 	memcpy(c->fname, d + fname_off, 16);
 	c->fname[16] = 0;
@@ -913,9 +944,50 @@ static int parse_note(struct cst_core *c, struct note_reader *r, uint32_t type, 
 	return 0;
 }
 
-/* The notes of PT_NOTE PH (gABI "Note Section": namesz, descsz, type as 4-byte words, then
- * the name and the descriptor, each padded to 4 bytes), read in order through a window of
- * the file, never whole: only those named "CORE" or "LINUX". */
+static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64_t pos);
+static void beside_finish(struct cst_core *c, int rc);
+
+/* The notes of the PT_NOTE at file offset OFF (SIZE bytes, gABI "Note Section": namesz,
+ * descsz, type as 4-byte words, then the name and the descriptor, each padded to 4 bytes)
+ * from offset POS in it, read in order through R: only those named "CORE" or "LINUX".
+ * Returns 0 at their end (or when a child process took over the rest: beside_start), or
+ * parse_note's error. */
+static int parse_notes_from(struct cst_core *c, struct note_reader *r, uint64_t off, uint64_t size,
+			    uint64_t pos)
+{
+	int rc = 0;
+	while (pos < size && rc == 0) {
+		if (beside_start(c, off, size, pos))
+			return 0;
+		const uint8_t *h = size - pos >= 12 ? note_bytes(c, r, off + pos, 12) : NULL;
+		if (size - pos >= 12 && !h) {
+			rc = -CST_E_TRUNCATED;
+			break;
+		}
+		uint64_t namesz = h ? rd(c, h, 4) : 0, descsz = h ? rd(c, h + 4, 4) : 0;
+		uint32_t type = h ? (uint32_t)rd(c, h + 8, 4) : 0;
+		uint64_t name_at = pos + 12, desc_at = NOTE_ALIGN4(name_at + namesz);
+		if (!h || namesz > size - name_at || desc_at > size || descsz > size - desc_at) {
+			cst_core_warn(c, "malformed note at offset %llu; the notes after it are ignored",
+			     (unsigned long long)(off + pos));
+			break;
+		}
+		pos = NOTE_ALIGN4(desc_at + descsz);
+		note_skipped(r, off + pos, descsz);
+		if (namesz != 5 && namesz != 6)
+			continue;
+		const uint8_t *name = note_bytes(c, r, off + name_at, namesz);
+		if (!name) {
+			rc = -CST_E_TRUNCATED;
+			break;
+		}
+		if ((namesz == 5 && memcmp(name, "CORE", 5) == 0) || (namesz == 6 && memcmp(name, "LINUX", 6) == 0))
+			rc = parse_note(c, r, type, off + desc_at, descsz);
+	}
+	return rc;
+}
+
+/* The notes of PT_NOTE PH, read in order through a window of the file, never whole. */
 static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 {
 	uint64_t off = ph->p_offset, size = ph->p_filesz;
@@ -932,34 +1004,8 @@ static int parse_notes(struct cst_core *c, const GElf_Phdr *ph)
 	if (!r.buf)
 		return -CST_E_NOMEM;
 	c->notes_end = off + size;
-	int rc = 0;
-	uint64_t pos = 0;
-	while (pos < size && rc == 0) {
-		const uint8_t *h = size - pos >= 12 ? note_bytes(c, &r, off + pos, 12) : NULL;
-		if (size - pos >= 12 && !h) {
-			rc = -CST_E_TRUNCATED;
-			break;
-		}
-		uint64_t namesz = h ? rd(c, h, 4) : 0, descsz = h ? rd(c, h + 4, 4) : 0;
-		uint32_t type = h ? (uint32_t)rd(c, h + 8, 4) : 0;
-		uint64_t name_at = pos + 12, desc_at = NOTE_ALIGN4(name_at + namesz);
-		if (!h || namesz > size - name_at || desc_at > size || descsz > size - desc_at) {
-			cst_core_warn(c, "malformed note at offset %llu; the notes after it are ignored",
-			     (unsigned long long)(off + pos));
-			break;
-		}
-		pos = NOTE_ALIGN4(desc_at + descsz);
-		note_skipped(&r, off + pos, descsz);
-		if (namesz != 5 && namesz != 6)
-			continue;
-		const uint8_t *name = note_bytes(c, &r, off + name_at, namesz);
-		if (!name) {
-			rc = -CST_E_TRUNCATED;
-			break;
-		}
-		if ((namesz == 5 && memcmp(name, "CORE", 5) == 0) || (namesz == 6 && memcmp(name, "LINUX", 6) == 0))
-			rc = parse_note(c, &r, type, off + desc_at, descsz);
-	}
+	int rc = parse_notes_from(c, &r, off, size, 0);
+	beside_finish(c, rc);    /* in the child: never returns */
 	free(r.buf);
 	return rc;
 }
@@ -995,6 +1041,241 @@ static void sort_threads(struct thread_index *t, size_t n)
 		to = x;
 	}
 	free(tmp);     /* four passes: the sorted threads are back in T */
+}
+
+/* ---- the notes read beside the first walk ----------------------------------------- */
+
+/* A core's notes hold a group of notes for each thread, each group on pages of the page
+ * cache that nothing touched since the core was read: on a core of thousands of threads the
+ * note pass is a good part of the time before the first thread is printed.  With
+ * cst_core_options.notes_beside, a child process reads the notes past the second thread's
+ * while the caller walks the first thread, and the first call that needs the other threads
+ * (or the warnings) waits for it: beside_join.
+ *
+ * The child can change nothing but the threads and the warnings: it starts only once every
+ * note of the process was read (NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE: the first of each
+ * counts), so that the first walk is told what it would have been told after the whole
+ * pass. */
+
+/* Bytes of notes left for the child to be worth its start (a fork): 2,500 threads with
+ * AVX-512's notes, 700 with AMX's (bench/README.md). */
+#define BESIDE_MIN_BYTES (8u << 20)
+
+/* What the child writes first into the memfd.  Then, at page boundaries for the parent to
+ * map them: all the threads' index entries, in their final order (finish_threads), at
+ * BESIDE_ALIGN; their kept registers in that order at beside_kept_at; and after those, for
+ * each warning of the child's, its length (uint32_t) and bytes. */
+struct beside_head {
+	int32_t rc;              /* parse_notes_from's */
+	uint32_t nwarnings;      /* the child's own */
+	uint64_t nthreads, nkept;    /* all of them */
+};
+#define BESIDE_ALIGN 4096u
+
+static uint64_t beside_kept_at(uint64_t nthreads)
+{
+	return (BESIDE_ALIGN + nthreads * sizeof(struct thread_index) + BESIDE_ALIGN - 1) & ~(uint64_t)(BESIDE_ALIGN - 1);
+}
+
+/* The threads past the first two in tid order, their kept registers in that order. */
+static void finish_threads(struct cst_core *c)
+{
+	/* The dumping thread stays first (see cst_core_thread); the others follow in tid order. */
+	if (c->nthreads > 2)
+		sort_threads(c->threads + 1, c->nthreads - 1);
+	order_kept(c);
+}
+
+/* Starts the child that reads the notes of the PT_NOTE at file offset OFF (SIZE bytes) from
+ * offset POS in it, when it is allowed and worth it (once, after the second thread).  Returns
+ * true in the parent when the child took over; false when none was started, and in the
+ * child, which goes on reading. */
+static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64_t pos)
+{
+	struct beside *b = &c->beside;
+	if (b->mode == CST_NOTES_HERE || b->tried || c->nthreads != 2)
+		return false;
+	b->tried = true;
+	bool always = b->mode != CST_NOTES_BESIDE;
+	if ((!always && size - pos < BESIDE_MIN_BYTES) || !c->prpsinfo || !c->signal.present || !c->auxv ||
+	    !c->file_note)
+		return false;
+	/* another CPU for it: the child runs off the parent's CPU, to start at once (as
+	 * coredump/workers.c's processes) */
+	cpu_set_t cpus;
+	int cpu = sched_getcpu();
+	bool placed = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && cpu >= 0 && CPU_ISSET(cpu, &cpus) &&
+		      CPU_COUNT(&cpus) > 1;
+	if (!placed && !always)
+		return false;
+	if (placed)
+		CPU_CLR(cpu, &cpus);
+	int fd = memfd_create("corestack-notes", MFD_CLOEXEC), done[2] = { -1, -1 };
+	if (fd < 0 || pipe2(done, O_CLOEXEC) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd);
+		close(done[0]);
+		close(done[1]);
+		return false;
+	}
+	*b = (struct beside){ .mode = b->mode, .tried = true, .child = pid == 0, .pid = pid, .fd = fd,
+			      .done = done[pid == 0], .off = off, .size = size, .pos = pos,
+			      .nwarnings = c->nwarnings };
+	close(done[pid != 0]);
+	if (pid == 0) {
+		/* killed with the parent, even when it is killed from outside */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || b->mode == CST_NOTES_BESIDE_FAILING)
+			_exit(1);
+		return false;
+	}
+	if (placed)
+		(void)sched_setaffinity(pid, sizeof cpus, &cpus);
+	return true;
+}
+
+static bool pwrite_all(int fd, const void *p, size_t n, uint64_t *at)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)*at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		*at += (uint64_t)w;
+	}
+	return true;
+}
+
+/* In the child, once its notes are read (RC parse_notes_from's): puts the threads in order,
+ * writes them and its warnings, and exits, with status 0 when all of it was written.  In any
+ * other process nothing. */
+static void beside_finish(struct cst_core *c, int rc)
+{
+	struct beside *b = &c->beside;
+	if (!b->child)
+		return;
+	if (rc == 0)
+		finish_threads(c);
+	struct beside_head h = { .rc = rc, .nwarnings = (uint32_t)(c->nwarnings - b->nwarnings),
+				 .nthreads = c->nthreads, .nkept = c->kept.n };
+	size_t words = kept_words(c);
+	uint64_t at = 0, threads_at = BESIDE_ALIGN, kept_at = beside_kept_at(h.nthreads);
+	bool ok = pwrite_all(b->fd, &h, sizeof h, &at) &&
+		  pwrite_all(b->fd, c->threads, h.nthreads * sizeof *c->threads, &threads_at) &&
+		  pwrite_all(b->fd, c->kept.w, h.nkept * words * sizeof *c->kept.w, &kept_at);
+	at = kept_at;
+	for (size_t i = b->nwarnings; ok && i < c->nwarnings; i++) {
+		uint32_t len = (uint32_t)strlen(c->warnings[i]);
+		ok = pwrite_all(b->fd, &len, sizeof len, &at) && pwrite_all(b->fd, c->warnings[i], len, &at);
+	}
+	/* the parent goes on at this byte, not at the exit, which first takes this process's
+	 * memory apart */
+	if (ok)
+		(void)!write(b->done, "", 1);
+	_exit(ok ? 0 : 1);
+}
+
+static bool pread_all(int fd, void *p, size_t n, uint64_t *at)
+{
+	ssize_t got = pread(fd, p, n, (off_t)*at);
+	*at += n;
+	return got == (ssize_t)n;
+}
+
+/* The child's results taken into C: its arrays mapped in place of C's, its warnings kept.
+ * Returns 0, or -1 when they cannot be (C is left as it was). */
+static int beside_read(struct cst_core *c)
+{
+	struct beside *b = &c->beside;
+	struct beside_head h;
+	uint64_t at = 0;
+	size_t words = kept_words(c);
+	if (!pread_all(b->fd, &h, sizeof h, &at) || h.rc < 0 || h.nthreads < c->nthreads ||
+	    h.nthreads > MAX_THREADS || h.nkept > h.nthreads || h.nwarnings > MAX_WARNINGS)
+		return -1;
+	uint64_t kept_at = beside_kept_at(h.nthreads), kept_bytes = h.nkept * words * sizeof *c->kept.w;
+	at = kept_at + kept_bytes;
+	char *warned[MAX_WARNINGS];
+	size_t nw = 0;
+	for (; nw < h.nwarnings; nw++) {
+		uint32_t len;
+		if (!pread_all(b->fd, &len, sizeof len, &at) || len > 4096 || !(warned[nw] = malloc(len + 1)))
+			break;
+		if (!pread_all(b->fd, warned[nw], len, &at)) {
+			free(warned[nw]);
+			break;
+		}
+		warned[nw][len] = 0;
+	}
+	/* one mapping of the threads and their registers, read-only: nothing changes them now */
+	void *m = nw == h.nwarnings ? mmap(NULL, (size_t)(kept_at + kept_bytes), PROT_READ, MAP_SHARED, b->fd, 0)
+				    : MAP_FAILED;
+	bool ok = m != MAP_FAILED;
+	struct thread_index *threads = ok ? (struct thread_index *)((char *)m + BESIDE_ALIGN) : NULL;
+	for (size_t i = 0; ok && i < h.nthreads; i++)
+		ok = threads[i].kept <= h.nkept;
+	if (!ok) {
+		if (m != MAP_FAILED)
+			munmap(m, (size_t)(kept_at + kept_bytes));
+		while (nw)
+			free(warned[--nw]);
+		return -1;
+	}
+	free(c->threads);
+	free(c->kept.w);
+	c->threads = threads;
+	c->nthreads = c->cap_threads = (size_t)h.nthreads;
+	c->kept = (struct kept_regs){ .w = (uint64_t *)((char *)m + kept_at), .n = (size_t)h.nkept,
+				      .cap = (size_t)h.nkept };
+	c->mapped = (size_t)(kept_at + kept_bytes);
+	for (size_t i = 0; i < nw; i++)
+		keep_warning(c, warned[i]);
+	return 0;
+}
+
+/* Waits for the child's byte, if a child reads the notes, and takes its threads and
+ * warnings (it is reaped by cst_core_close, or left to the exit: its own exit first takes
+ * its memory apart).  The warnings said since it started (by the first walk) go after those
+ * of the notes, as they would have without it.  When the child failed, the notes it was to read are read
+ * here; when that fails too (the file shrank since it was opened), a warning says so and the
+ * threads found before are kept: the first thread may have been printed already. */
+static void beside_join(struct cst_core *c)
+{
+	struct beside *b = &c->beside;
+	if (!b->pid || b->child || b->joined)
+		return;
+	b->joined = true;
+	char byte;
+	ssize_t got;
+	while ((got = read(b->done, &byte, 1)) < 0 && errno == EINTR)
+		;
+	close(b->done);
+	char *later[MAX_WARNINGS];
+	size_t nlater = c->nwarnings - b->nwarnings;
+	memcpy(later, c->warnings + b->nwarnings, nlater * sizeof *later);
+	c->nwarnings = b->nwarnings;
+	if (got != 1 || beside_read(c) < 0) {
+		b->failed = true;
+		struct note_reader r = { .buf = malloc(NOTE_WINDOW), .group = b->off + b->pos };
+		c->notes_end = b->off + b->size;
+		int rc = r.buf ? parse_notes_from(c, &r, b->off, b->size, b->pos) : -CST_E_NOMEM;
+		free(r.buf);
+		if (rc < 0)
+			cst_core_warn(c, "the notes past offset %llu could not be read (%s); the threads there are left out",
+				      (unsigned long long)(b->off + b->pos), cst_strerror(rc));
+		finish_threads(c);
+	}
+	for (size_t i = 0; i < nlater; i++)
+		keep_warning(c, later[i]);
+	close(b->fd);
 }
 
 /* ---- segments the file does not hold --------------------------------------------- */
@@ -1122,6 +1403,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	int rc = open_elf(c, path, opt ? opt->fd : 0, err, errlen);
 	if (rc < 0)
 		goto bad;
+	c->beside.mode = opt ? opt->notes_beside : CST_NOTES_HERE;
 	if (opt && opt->sysroot) {
 		c->sysroot = strdup(opt->sysroot);
 		c->sysroot_fd = open(opt->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1153,6 +1435,14 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	/* the headers of a 64-bit core as libelf holds them, without a copy through gelf for
 	 * each of its thousands of segments */
 	const Elf64_Phdr *phdrs = gelf_getclass(c->elf) == ELFCLASS64 ? elf64_getphdr(c->elf) : NULL;
+	/* the notes are read beside the first walk only from a core's one PT_NOTE: a second
+	 * one would be read before the first's end */
+	for (size_t i = 0, notes = 0; c->beside.mode != CST_NOTES_HERE && i < nph; i++) {
+		GElf_Phdr ph;
+		if ((phdrs ? phdrs[i].p_type : gelf_getphdr(c->elf, (int)i, &ph) ? ph.p_type : PT_NULL) == PT_NOTE &&
+		    ++notes > 1)
+			c->beside.mode = CST_NOTES_HERE;
+	}
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (phdrs)
@@ -1198,10 +1488,8 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 			  c->nwarnings ? " (the notes are damaged)" : "");
 		goto bad;
 	}
-	/* The dumping thread stays first (see cst_core_thread); the others follow in tid order. */
-	if (c->nthreads > 2)
-		sort_threads(c->threads + 1, c->nthreads - 1);
-	order_kept(c);
+	if (!c->beside.pid)
+		finish_threads(c);      /* else when the child is joined */
 	if (!c->pid)
 		c->pid = c->threads[0].tid;
 
@@ -1232,6 +1520,15 @@ void cst_core_close(struct cst_core *c)
 {
 	if (!c)
 		return;
+	if (c->beside.pid > 0 && !c->beside.child) {
+		if (!c->beside.joined) {
+			kill(c->beside.pid, SIGKILL);
+			close(c->beside.fd);
+			close(c->beside.done);
+		}
+		while (waitpid(c->beside.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	for (size_t i = 0; i < c->nfiles; i++) {
 		if (c->files[i].elf)
 			elf_end(c->files[i].elf);
@@ -1250,8 +1547,12 @@ void cst_core_close(struct cst_core *c)
 	free(c->loads);
 	free(c->blocks);
 	free(c->file_blocks);
-	free(c->threads);
-	free(c->kept.w);
+	if (c->mapped)           /* one mapping, at BESIDE_ALIGN before the threads */
+		munmap((char *)c->threads - BESIDE_ALIGN, c->mapped);
+	else {
+		free(c->threads);
+		free(c->kept.w);
+	}
 	free(c->auxv);
 	free(c->file_note);
 	free(c->executable);
@@ -1270,7 +1571,11 @@ void cst_core_close(struct cst_core *c)
 Elf *cst_core_elf(struct cst_core *c) { return c->elf; }
 const struct cst_arch *cst_core_arch(const struct cst_core *c) { return c->arch; }
 struct cst_target *cst_core_target(struct cst_core *c) { return &c->target; }
-size_t cst_core_nthreads(const struct cst_core *c) { return c->nthreads; }
+size_t cst_core_nthreads(struct cst_core *c)
+{
+	beside_join(c);
+	return c->nthreads;
+}
 
 /* Thread I's registers into *REGS: the kept ones, or those of its NT_PRSTATUS read again
  * (none valid when the file shrank since it was opened). */
@@ -1333,6 +1638,8 @@ static void prefetch_stacks(struct cst_core *c, size_t i)
 
 const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i)
 {
+	if (i != 0 || c->residency.cold)
+		beside_join(c);
 	if (i >= c->nthreads)
 		return NULL;
 	if (c->residency.cold)
@@ -1369,9 +1676,20 @@ const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t
 {
 	return i < c->nmaps ? &c->maps[i] : NULL;
 }
-size_t cst_core_nwarnings(const struct cst_core *c) { return c->nwarnings; }
-const char *cst_core_warning(const struct cst_core *c, size_t i)
+const char *cst_core_notes_read(struct cst_core *c)
 {
+	beside_join(c);
+	return !c->beside.pid ? "here" : c->beside.failed ? "child failed" : "child";
+}
+
+size_t cst_core_nwarnings(struct cst_core *c)
+{
+	beside_join(c);
+	return c->nwarnings;
+}
+const char *cst_core_warning(struct cst_core *c, size_t i)
+{
+	beside_join(c);
 	return i < c->nwarnings ? c->warnings[i] : NULL;
 }
 

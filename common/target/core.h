@@ -50,11 +50,21 @@ struct cst_core_signal {
 
 struct cst_core;
 
+/* Who reads a core's notes past the second thread's.  With CST_NOTES_BESIDE, on a core of
+ * thousands of threads (8 MiB of notes left) and with another CPU to run on, a child process
+ * (fork) reads them while the caller walks the first thread; cst_core_nthreads,
+ * cst_core_thread of any other thread, the warnings and cst_core_close wait for it.  Only
+ * for a process that can fork, none of whose other children a waitpid(-1) would reap.  The
+ * last two are test hooks: a child whatever the size and the CPUs, and one that fails (the
+ * caller then reads the notes itself). */
+enum cst_notes_beside { CST_NOTES_HERE, CST_NOTES_BESIDE, CST_NOTES_BESIDE_ALWAYS, CST_NOTES_BESIDE_FAILING };
+
 struct cst_core_options {
 	const char *executable;  /* -e: replaces the core's main executable mapping, or NULL */
 	const char *sysroot;     /* --sysroot: prefix for every NT_FILE path, or NULL */
 	int fd;                  /* > 0: an open descriptor of the core to read instead of opening
 				  * PATH (which then only names it); cst_core_open takes it over */
+	enum cst_notes_beside notes_beside;   /* see below; 0: CST_NOTES_HERE */
 };
 
 /* False when the core was not made by a crash: its dumping thread's signal (NT_SIGINFO, else
@@ -85,8 +95,9 @@ struct cst_target *cst_core_target(struct cst_core *c);
 /* Threads, the crashing one first, then the rest in tid order.  cst_core_thread gives
  * thread I's registers, as kept when the notes were read or read from its NT_PRSTATUS again
  * (none valid when the file shrank since it was opened), in a slot of C that the next call
- * overwrites.  NULL when I is out of range. */
-size_t cst_core_nthreads(const struct cst_core *c);
+ * overwrites.  NULL when I is out of range.  Thread 0 is there without waiting for the notes
+ * read beside (cst_core_options.notes_beside); every other call waits for them. */
+size_t cst_core_nthreads(struct cst_core *c);
 const struct cst_core_thread *cst_core_thread(struct cst_core *c, size_t i);
 
 /* A core the page cache does not hold is read as fast as the disk serves many reads at once:
@@ -155,8 +166,13 @@ const char *cst_core_local_path(struct cst_core *c, const char *recorded);
  * warnings are kept once, and at most 64 are kept. */
 void cst_core_warn(struct cst_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Warnings collected while reading (one line each), and their count. */
-size_t cst_core_nwarnings(const struct cst_core *c);
-const char *cst_core_warning(const struct cst_core *c, size_t i);
+/* How the notes were read: "here", "child" (beside the first walk), or "child failed" (the
+ * caller read them after all); for the test hook CORESTACK_NOTES_LOG (doc/testing.md). */
+const char *cst_core_notes_read(struct cst_core *c);
+
+/* Warnings collected while reading (one line each), and their count (after the notes read
+ * beside, if any: those of the notes come first). */
+size_t cst_core_nwarnings(struct cst_core *c);
+const char *cst_core_warning(struct cst_core *c, size_t i);
 
 #endif
