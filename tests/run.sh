@@ -64,6 +64,8 @@ threads_a      fp,fpnoleaf,fpcfi,cfi,g threads_a --thread-with block_a -- crash 
 threads_b      fp,fpcfi,g              threads_b_fp --thread-with spin_b -- crash threads
 threads_b      fpnoleaf,cfi            threads_b_nofp --thread-with spin_b -- crash threads
 threads_main   fp,fpnoleaf,fpcfi,cfi,g threads_main --thread-with main -- crash threads
+gostack_morestack   fp,fpnoleaf,fpcfi,cfi,g gostack_morestack   -- crash gostack morestack
+gostack_systemstack fp,fpnoleaf,fpcfi,cfi,g gostack_systemstack -- crash gostack systemstack
 '
 
 # Each run gets its own work directory (runs may overlap); it is removed when

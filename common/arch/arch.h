@@ -95,6 +95,13 @@ struct cst_arch {
 	 * cleanly after them even when their CFI does not say so. */
 	const char *const *outermost;
 
+	/* Names of the functions that move the stack pointer to another stack and call there
+	 * (NULL-terminated, or NULL): a return address into one of them is a call made on the
+	 * other stack, where the words above their frame are no caller's, so the walk ends
+	 * cleanly at such a frame.  The innermost frame (the thread's registers) in one of them
+	 * is walked as any other: the switch may not have happened yet. */
+	const char *const *stack_switches;
+
 	/* Names of the functions a language runtime enters from its signal handler as if the
 	 * faulting instruction had called them (NULL-terminated, or NULL): their caller's pc is
 	 * that instruction, looked up as it is, not one byte back. */

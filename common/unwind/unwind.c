@@ -230,6 +230,8 @@ struct target_facts {
 
 struct fn_facts {
 	bool outermost;          /* one of arch->outermost */
+	bool stack_switch;       /* one of arch->stack_switches: ends a walk that reached it
+				  * by a return address */
 	bool fault_callee;       /* one of arch->fault_callees */
 };
 
@@ -1270,6 +1272,7 @@ static void record_func_find(struct cst_unwind *u, struct cst_ra_record *r)
 	r->fn_state = cst_unwind_func(u, r->lookup, &r->fn) == 0 ? 1 : -1;
 	const struct cst_func *fn = r->fn_state > 0 ? &r->fn : NULL;
 	r->facts.outermost = func_listed(fn, u->env->arch->outermost);
+	r->facts.stack_switch = func_listed(fn, u->env->arch->stack_switches);
 	r->facts.fault_callee = func_listed(fn, u->env->arch->fault_callees);
 }
 
@@ -1313,6 +1316,7 @@ static struct fn_facts cur_fn_facts(struct cst_unwind *u)
 		return *m;
 	struct fn_facts v = {
 		.outermost = cur_func_listed(u, u->env->arch->outermost),
+		.stack_switch = cur_func_listed(u, u->env->arch->stack_switches),
 		.fault_callee = cur_func_listed(u, u->env->arch->fault_callees),
 	};
 	if (ac)
@@ -1529,7 +1533,7 @@ static int hand_out(struct cst_unwind *u, struct cst_frame *out)
 static inline struct cst_ra_record *plain_record(const struct cst_unwind *u, struct cst_ra_record *r)
 {
 	return r && r->rung_plain && !u->cur_is_context && !u->cur->signal_frame &&
-	       r->fn_state != 0 && !r->facts.outermost ? r : NULL;
+	       r->fn_state != 0 && !r->facts.outermost && !r->facts.stack_switch ? r : NULL;
 }
 
 /* plain_record for cst_unwind_next's first try, which reads the saved registers from the
@@ -1705,7 +1709,7 @@ static __attribute__((noinline)) int next_step(struct cst_unwind *u, struct cst_
 	struct cst_step step = { .origin = NULL };
 	u->stop_detail[0] = 0;
 	struct fn_facts ff = cur_fn_facts(u);
-	if (ff.outermost)
+	if (ff.outermost || (ff.stack_switch && !u->cur_is_context))
 		return stop(u, CST_STOP_OUTERMOST, 0, NULL);
 	cst_unwind_keep(u);            /* the strategies write the current frame (its CFA) */
 	struct cst_frame *f = cur_frame(u), *c = next_frame(u);

@@ -74,12 +74,20 @@ static const struct cst_strategy ladder[] = {
 
 /* glibc's functions that begin a thread's stack: _start (sysdeps/x86_64/start.S), the
  * thread entries of clone and clone3 (sysdeps/unix/sysv/linux/x86_64/clone.S, clone3.S),
- * and the dynamic linker's _dl_start_user (sysdeps/x86_64/dl-machine.h, RTLD_START).  Go's
- * runtime.mcall switches to the scheduler's stack (g0) and calls its argument there: what
- * lies above it on g0 is no caller's frame, and Go's own traceback ends there too (the
- * functions runtime/symtab.go marks as the top of a stack, funcID_mcall). */
+ * and the dynamic linker's _dl_start_user (sysdeps/x86_64/dl-machine.h, RTLD_START). */
 static const char *const outermost[] = {
-	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", "runtime.mcall", NULL,
+	"_start", "__clone", "clone", "__clone3", "clone3", "_dl_start_user", NULL,
+};
+
+/* Go's runtime.mcall, runtime.morestack and runtime.systemstack (runtime/asm_amd64.s) load
+ * %rsp from the scheduler's stack (g0.sched.sp) and call there, while their CFI still says
+ * CFA = %rsp + 8: what lies above their frame on g0 is an earlier call's leftovers.  Go's own
+ * traceback ends at them too (runtime/traceback.go: mcall is the top of a stack, and a
+ * function that writes SP ends a printed traceback).  Since Go 1.17 the symbols of assembly
+ * functions carry the suffix ".abi0". */
+static const char *const stack_switches[] = {
+	"runtime.mcall", "runtime.morestack", "runtime.systemstack",
+	"runtime.mcall.abi0", "runtime.morestack.abi0", "runtime.systemstack.abi0", NULL,
 };
 
 /* Go's runtime.sigpanic: the signal handler pushes the faulting pc as its return address
@@ -135,6 +143,7 @@ const struct cst_arch cst_arch_x86_64 = {
 	.prstatus = prstatus,
 	.ladder = ladder,
 	.outermost = outermost,
+	.stack_switches = stack_switches,
 	.fault_callees = fault_callees,
 	.analyse = cst_x86_64_analyse,
 	.call_before = cst_x86_64_call_before,
