@@ -199,6 +199,35 @@ for h in always fail jobs1; do
 		|| fail "notes-beside-log-$h" "log: '$(cat "$W/notes.log")', want '$want'"
 done
 
+# the child's results file and pipe stay off descriptors 0-2: with standard error closed and
+# the core decompressed (its own descriptor gone), a message meant for stderr would land in
+# the results file, and the child's work would be thrown away (3 runs, each read by the child)
+if command -v zstd > /dev/null; then
+	zstd -q -f "$C" -o "$W/mt300.zst"
+	"$CS" --jobs 1 "$W/mt300.zst" > "$W/nb-zst-s.out" 2> /dev/null
+	: > "$W/notes.log"
+	for i in 1 2 3; do
+		CORESTACK_NOTES_BESIDE=always CORESTACK_NOTES_LOG=$W/notes.log "$CS" --perf-map /nonexistent/map \
+			"$W/mt300.zst" > "$W/nb-zst-$i.out" 2>&-
+		cmp -s "$W/nb-zst-s.out" "$W/nb-zst-$i.out" || echo "run $i: output differs" >> "$W/notes.log"
+	done
+	want=$(printf 'notes read child\nnotes read child\nnotes read child')
+	[ "$(cat "$W/notes.log")" = "$want" ] && pass notes-beside-stderr-closed \
+		|| fail notes-beside-stderr-closed "log: '$(tr '\n' ';' < "$W/notes.log")'"
+else
+	skip notes-beside-stderr-closed "no zstd (make deps installs it)"
+fi
+# under a file-size limit (8 KiB; the output goes through a pipe, which it does not bound)
+# the child's writes fail with EFBIG, not with SIGXFSZ's death and core dump; the parent reads
+# the notes, and prints what --jobs 1 prints
+: > "$W/notes-fsize.log"
+{ ( ulimit -f 8 && CORESTACK_NOTES_BESIDE=always CORESTACK_NOTES_LOG=$W/notes-fsize.log \
+	exec "$CS" "$C" 2> /dev/null ); echo $? > "$W/nb-fsize.rc"; } | cat > "$W/nb-fsize.out"
+cmp -s "$W/nb-s-mt300-text.out" "$W/nb-fsize.out" && cmp -s "$W/nb-s-mt300-text.rc" "$W/nb-fsize.rc" \
+	&& pass notes-beside-fsize-limit || fail notes-beside-fsize-limit "output or status differ from --jobs 1's"
+grep -qx 'notes read child failed' "$W/notes-fsize.log" && pass notes-beside-fsize-log \
+	|| fail notes-beside-fsize-log "log: '$(cat "$W/notes-fsize.log")', want 'notes read child failed'"
+
 # fewer workers than asked for (too few descriptors for the others' sockets): in turns the
 # chunks of those that did not start are the parent's, and the ones that did walk theirs to
 # the end

@@ -144,11 +144,14 @@ struct beside {
 	pid_t pid;               /* the child's, until it is reaped; else 0 */
 	bool joined;             /* its results were taken (or it failed) */
 	bool failed;             /* it did, and the notes were read here */
+	bool reaped;             /* a failed child was waited for at the join: STATUS */
+	int status;              /* its wait status */
+	char how[48];            /* cst_core_notes_read's answer */
 	int fd;                  /* the memfd of its results */
 	int done;                /* the pipe's end the child writes a byte to once they are in
 				  * the memfd (the parent's: the other end) */
 	uint64_t off, size, pos; /* the PT_NOTE, and the offset in it where the child took over */
-	size_t nthreads, nkept, nwarnings;   /* the counts of the parent when it did */
+	size_t nwarnings;        /* the parent's count of warnings when it did */
 };
 
 struct cst_core {
@@ -1086,6 +1089,18 @@ static void finish_threads(struct cst_core *c)
 	order_kept(c);
 }
 
+/* FD moved to a descriptor above standard error, closing FD (a process started with one of
+ * 0-2 closed would get it, and the messages meant for stderr would go into it); FD itself
+ * when it is above already or negative, -1 when it cannot be moved. */
+static int above_stdio(int fd)
+{
+	if (fd < 0 || fd > STDERR_FILENO)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return moved;
+}
+
 /* Starts the child that reads the notes of the PT_NOTE at file offset OFF (SIZE bytes) from
  * offset POS in it, when it is allowed and worth it (once, after the second thread).  Returns
  * true in the parent when the child took over; false when none was started, and in the
@@ -1110,10 +1125,15 @@ static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64
 		return false;
 	if (placed)
 		CPU_CLR(cpu, &cpus);
-	int fd = memfd_create("corestack-notes", MFD_CLOEXEC), done[2] = { -1, -1 };
-	if (fd < 0 || pipe2(done, O_CLOEXEC) < 0) {
+	int fd = above_stdio(memfd_create("corestack-notes", MFD_CLOEXEC)), done[2] = { -1, -1 };
+	if (fd < 0 || pipe2(done, O_CLOEXEC) < 0 || (done[0] = above_stdio(done[0])) < 0 ||
+	    (done[1] = above_stdio(done[1])) < 0) {
 		if (fd >= 0)
 			close(fd);
+		if (done[0] >= 0)
+			close(done[0]);
+		if (done[1] >= 0)
+			close(done[1]);
 		return false;
 	}
 	pid_t parent = getpid();
@@ -1132,6 +1152,9 @@ static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64
 		/* killed with the parent, even when it is killed from outside */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || b->mode == CST_NOTES_BESIDE_FAILING)
 			_exit(1);
+		/* a file-size limit (ulimit -f) fails the memfd's writes with EFBIG, not the
+		 * process with SIGXFSZ's core dump */
+		signal(SIGXFSZ, SIG_IGN);
 		return false;
 	}
 	if (placed)
@@ -1198,10 +1221,14 @@ static int beside_read(struct cst_core *c)
 	struct beside_head h;
 	uint64_t at = 0;
 	size_t words = kept_words(c);
-	if (!pread_all(b->fd, &h, sizeof h, &at) || h.rc < 0 || h.nthreads < c->nthreads ||
+	struct stat st;
+	if (!pread_all(b->fd, &h, sizeof h, &at) || h.rc != 0 || h.nthreads < c->nthreads ||
 	    h.nthreads > MAX_THREADS || h.nkept > h.nthreads || h.nwarnings > MAX_WARNINGS)
 		return -1;
 	uint64_t kept_at = beside_kept_at(h.nthreads), kept_bytes = h.nkept * words * sizeof *c->kept.w;
+	/* what is mapped must be in the file: a page past its end is SIGBUS when read */
+	if (kept_bytes > MAX_KEPT_REGS || fstat(b->fd, &st) < 0 || (uint64_t)st.st_size < kept_at + kept_bytes)
+		return -1;
 	at = kept_at + kept_bytes;
 	char *warned[MAX_WARNINGS];
 	size_t nw = 0;
@@ -1221,7 +1248,7 @@ static int beside_read(struct cst_core *c)
 	bool ok = m != MAP_FAILED;
 	struct thread_index *threads = ok ? (struct thread_index *)((char *)m + BESIDE_ALIGN) : NULL;
 	for (size_t i = 0; ok && i < h.nthreads; i++)
-		ok = threads[i].kept <= h.nkept;
+		ok = threads[i].kept <= h.nkept && threads[i].len <= DESC_READ;
 	if (!ok) {
 		if (m != MAP_FAILED)
 			munmap(m, (size_t)(kept_at + kept_bytes));
@@ -1264,6 +1291,10 @@ static void beside_join(struct cst_core *c)
 	c->nwarnings = b->nwarnings;
 	if (got != 1 || beside_read(c) < 0) {
 		b->failed = true;
+		/* it exits once it wrote the byte, or has (the pipe's end closed) */
+		while (waitpid(b->pid, &b->status, 0) < 0 && errno == EINTR)
+			;
+		b->reaped = true;
 		struct note_reader r = { .buf = malloc(NOTE_WINDOW), .group = b->off + b->pos };
 		c->notes_end = b->off + b->size;
 		int rc = r.buf ? parse_notes_from(c, &r, b->off, b->size, b->pos) : -CST_E_NOMEM;
@@ -1526,7 +1557,7 @@ void cst_core_close(struct cst_core *c)
 			close(c->beside.fd);
 			close(c->beside.done);
 		}
-		while (waitpid(c->beside.pid, NULL, 0) < 0 && errno == EINTR)
+		while (!c->beside.reaped && waitpid(c->beside.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
 	for (size_t i = 0; i < c->nfiles; i++) {
@@ -1679,7 +1710,14 @@ const struct cst_core_mapping *cst_core_mapping(const struct cst_core *c, size_t
 const char *cst_core_notes_read(struct cst_core *c)
 {
 	beside_join(c);
-	return !c->beside.pid ? "here" : c->beside.failed ? "child failed" : "child";
+	struct beside *b = &c->beside;
+	if (!b->pid || !b->failed)
+		return !b->pid ? "here" : "child";
+	if (b->reaped && WIFSIGNALED(b->status))
+		snprintf(b->how, sizeof b->how, "child failed (killed by signal %d)", WTERMSIG(b->status));
+	else
+		snprintf(b->how, sizeof b->how, "child failed");
+	return b->how;
 }
 
 size_t cst_core_nwarnings(struct cst_core *c)

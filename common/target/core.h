@@ -167,7 +167,9 @@ const char *cst_core_local_path(struct cst_core *c, const char *recorded);
 void cst_core_warn(struct cst_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* How the notes were read: "here", "child" (beside the first walk), or "child failed" (the
- * caller read them after all); for the test hook CORESTACK_NOTES_LOG (doc/testing.md). */
+ * caller read them after all), followed by " (killed by signal N)" when a signal ended the
+ * child; for the test hook CORESTACK_NOTES_LOG (doc/testing.md).  The string lives as long as
+ * C. */
 const char *cst_core_notes_read(struct cst_core *c);
 
 /* Warnings collected while reading (one line each), and their count (after the notes read
