@@ -127,6 +127,18 @@ char *jw_grow(struct jw *w, size_t n)
 {
 	if (w->nomem)
 		return NULL;
+	if (w->sink) {
+		/* the text grows in place: the bytes so far are committed, a larger room taken */
+		if (w->buf)
+			w->sink->commit(w->sink->ctx, w->len);
+		w->len = 0;
+		w->buf = w->sink->room(w->sink->ctx, n, &w->cap);
+		if (!w->buf) {
+			w->cap = 0;
+			w->nomem = true;
+		}
+		return w->buf;
+	}
 	if (w->len >= FLUSH_AT)
 		jw_flush(w);
 	if (w->len + n > w->cap) {
@@ -159,8 +171,14 @@ void jw_raw(struct jw *w, const char *s, size_t len)
 
 int jw_flush(struct jw *w)
 {
-	if (w->len)
+	if (w->sink) {
+		if (w->buf)
+			w->sink->commit(w->sink->ctx, w->len);
+		w->buf = NULL;
+		w->cap = 0;
+	} else if (w->len) {
 		fwrite(w->buf, 1, w->len, w->out);   /* a write error stays in OUT's error flag */
+	}
 	w->len = 0;
 	return w->nomem ? -1 : 0;
 }
@@ -168,9 +186,17 @@ int jw_flush(struct jw *w)
 int jw_finish(struct jw *w)
 {
 	int rc = jw_flush(w);
-	free(w->buf);
+	if (!w->sink)
+		free(w->buf);
 	w->buf = NULL;
 	w->cap = 0;
+	return rc;
+}
+
+int jw_set_sink(struct jw *w, const struct jw_sink *sink)
+{
+	int rc = jw_finish(w);
+	w->sink = sink;
 	return rc;
 }
 

@@ -20,9 +20,23 @@
 
 struct json_object;
 
+/* Memory a writer may write into in place of its own buffer (jw_set_sink): the caller's text,
+ * which the bytes then need not be copied into.  While the writer holds a room, nothing else
+ * may write to that text. */
+struct jw_sink {
+	/* Room for at least N more bytes at the end of the text: its address, and its size in
+	 * bytes in *CAP; NULL when there is none (memory ran out). */
+	char *(*room)(void *ctx, size_t n, size_t *cap);
+	/* The first N bytes of the last room given are part of the text now; the room is given
+	 * back. */
+	void (*commit)(void *ctx, size_t n);
+	void *ctx;
+};
+
 struct jw {
 	FILE *out;
-	char *buf;
+	const struct jw_sink *sink;   /* NULL: BUF is the writer's own, flushed to OUT */
+	char *buf;                    /* with SINK, its room (NULL: none held) */
 	size_t len, cap;
 	bool pretty;            /* json-c's _PRETTY layout, else everything on one line */
 	bool nomem;             /* the buffer could not grow: output is cut short */
@@ -49,6 +63,10 @@ void jw_init(struct jw *w, FILE *out, bool pretty, int base);
 int jw_flush(struct jw *w);
 /* Flushes and frees the buffer; the return value of jw_flush. */
 int jw_finish(struct jw *w);
+/* From now on the writer writes into SINK's text (NULL: into its own buffer, flushed to OUT
+ * again), after it flushed what it holds to where it went so far.  A flush with a sink
+ * commits the bytes written and gives the room back.  Returns jw_flush's value. */
+int jw_set_sink(struct jw *w, const struct jw_sink *sink);
 
 void jw_begin_object(struct jw *w);
 void jw_end_object(struct jw *w);

@@ -371,19 +371,22 @@ static int walk_here(void *ctx, size_t first, size_t end)
 /* In a worker (workers.h): the threads printed to OUT; given back (1) when anything but
  * their frames would be said: a stop line, a new warning of the core, a module that does
  * not match (stderr itself is watched by workers.c). */
-static int walk_away(void *ctx, size_t first, size_t end, FILE *out)
+static int walk_away(void *ctx, size_t first, size_t end, FILE *out, const struct jw_sink *sink)
 {
 	struct walk *w = ctx;
 	struct said before = said_so_far(w);
 	w->tr->out = out;
 	w->tr->stream.out = out;
 	w->tr->stream.jw.out = out;
-	for (size_t i = first; i < end; i++) {
-		if (walk_range(w, i, i + 1) || said_more(w, before))
-			return 1;
-	}
+	/* the JSON writer writes the chunk's text in place (workers.h) */
+	jw_set_sink(&w->tr->stream.jw, sink);
+	int rc = 0;
+	for (size_t i = first; i < end && !rc; i++)
+		rc = walk_range(w, i, i + 1) || said_more(w, before);
 	tr_flush(w->tr);
-	return 0;
+	if (jw_set_sink(&w->tr->stream.jw, NULL) < 0)
+		rc = 1;
+	return rc;
 }
 
 /* In a worker (workers.h): thread I walked and printed to OUT without the triage's counting

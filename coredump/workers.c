@@ -1,5 +1,6 @@
 /* Threads walked by forked workers, their text put out in thread order (workers.h). */
 #include "workers.h"
+#include "jsonw.h"
 #include "util.h"
 
 #include <errno.h>
@@ -27,7 +28,8 @@
 #define AUTO_MAX_JOBS 4
 /* Each worker writes a chunk's text into one of SLOTS slots of memory it shares with the
  * parent, which writes it out from there: the text is copied once, as a serial run copies it
- * into stdout's buffer.  A slot is used again once the parent says (a byte back) that it took
+ * into stdout's buffer (JSON is written there in place by the JSON writer: struct jw_sink,
+ * text_room).  A slot is used again once the parent says (a byte back) that it took
  * the chunk in it.  A chunk's text longer than a slot goes through the socket itself. */
 #define SLOTS 4
 #define SLOT_BYTES_DEFAULT ((size_t)4 << 20)
@@ -217,34 +219,66 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
-/* A chunk's text in a worker: in its slot, or on the heap once it outgrows the slot. */
+/* A chunk's text in a worker: in its slot, or on the heap once it outgrows the slot.  It is
+ * written through OUT (text_write) or, by a JSON writer, in place (text_sink). */
 struct text {
 	char *p;
 	size_t len, cap;
 	bool heap, failed;
+	bool room_held;         /* a JSON writer writes past LEN (text_room) */
+	FILE *out;
 };
+
+/* Room for N more bytes; false (FAILED set) when memory ran out. */
+static bool text_reserve(struct text *t, size_t n)
+{
+	if (n <= t->cap - t->len)
+		return true;
+	size_t cap = t->cap * 2;
+	while (cap - t->len < n)
+		cap *= 2;
+	char *p = t->heap ? realloc(t->p, cap) : malloc(cap);
+	if (!p) {
+		t->failed = true;
+		return false;
+	}
+	if (!t->heap)
+		memcpy(p, t->p, t->len);
+	t->p = p;
+	t->cap = cap;
+	t->heap = true;
+	return true;
+}
 
 static ssize_t text_write(void *cookie, const char *buf, size_t n)
 {
 	struct text *t = cookie;
-	if (n > t->cap - t->len) {
-		size_t cap = t->cap * 2;
-		while (cap - t->len < n)
-			cap *= 2;
-		char *p = t->heap ? realloc(t->p, cap) : malloc(cap);
-		if (!p) {
-			t->failed = true;
-			return -1;
-		}
-		if (!t->heap)
-			memcpy(p, t->p, t->len);
-		t->p = p;
-		t->cap = cap;
-		t->heap = true;
-	}
+	/* the bytes past LEN are a JSON writer's, which it has not committed yet */
+	if (t->room_held)
+		t->failed = true;
+	if (t->failed || !text_reserve(t, n))
+		return -1;
 	memcpy(t->p + t->len, buf, n);
 	t->len += n;
 	return (ssize_t)n;
+}
+
+/* struct jw_sink over a struct text: what OUT's buffer holds goes first */
+static char *text_room(void *ctx, size_t n, size_t *cap)
+{
+	struct text *t = ctx;
+	if (fflush(t->out) != 0 || !text_reserve(t, n))
+		return NULL;
+	t->room_held = true;
+	*cap = t->cap - t->len;
+	return t->p + t->len;
+}
+
+static void text_commit(void *ctx, size_t n)
+{
+	struct text *t = ctx;
+	t->len += n;
+	t->room_held = false;
 }
 
 /* Waits until the parent took the worker's chunk number TAKEN (counted from 0), from *ACKED
@@ -280,6 +314,8 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 	FILE *out = fopencookie(&text, "w", (cookie_io_functions_t){ .write = text_write });
 	if (!out)
 		_exit(0);
+	text.out = out;
+	const struct jw_sink sink = { .room = text_room, .commit = text_commit, .ctx = &text };
 	/* a first walk that would say more than frames: this worker claims nothing, and the
 	 * parent walks that thread as a serial run does */
 	if (!in_turns && w->warm &&
@@ -300,8 +336,8 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 		int slot = (int)(mine % SLOTS);
 		if (text.heap)
 			free(text.p);
-		text = (struct text){ .p = slots + (size_t)slot * slot_bytes, .cap = slot_bytes };
-		int back = w->walk_away(w->ctx, a, b, out);
+		text = (struct text){ .p = slots + (size_t)slot * slot_bytes, .cap = slot_bytes, .out = out };
+		int back = w->walk_away(w->ctx, a, b, out, &sink);
 		back |= fflush(out) != 0 || ferror(out) != 0 || text.failed;
 		if (lseek(2, 0, SEEK_END) != 0)
 			back = 1;

@@ -15,11 +15,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct jw_sink;
+
 struct workers_walk {
-	/* In a worker: walks threads FIRST to END - 1 and prints them to OUT.  Returns 0 when
-	 * they printed nothing but their frames, 1 when the parent must walk them again (see
-	 * above). */
-	int (*walk_away)(void *ctx, size_t first, size_t end, FILE *out);
+	/* In a worker: walks threads FIRST to END - 1 and prints them to OUT, or, a JSON
+	 * writer's bytes, into SINK: the same text as OUT's, without a copy through OUT's
+	 * buffers.  Returns 0 when they printed nothing but their frames, 1 when the parent
+	 * must walk them again (see above). */
+	int (*walk_away)(void *ctx, size_t first, size_t end, FILE *out, const struct jw_sink *sink);
 	/* In a worker, before it claims a chunk: walks thread I and prints it to OUT (which is
 	 * dropped), as nothing that counts (the thread is not counted as printed), so that what
 	 * walks look up is loaded before the parent waits for a chunk.  Returns 1 when the walk

@@ -39,6 +39,74 @@ static char *write_thread(const struct bt_thread *t, struct bt_json_frames **cac
 	return buf;
 }
 
+/* A writer's sink (jw_set_sink) that gives exactly the room asked for, each time in a new
+ * buffer, the text moved there: a writer that kept a pointer into an earlier room, or wrote
+ * past the room, writes into freed memory (AddressSanitizer) or loses bytes. */
+struct exact_sink {
+	char *p;
+	size_t len, rooms;
+	bool held;
+};
+
+static char *exact_room(void *ctx, size_t n, size_t *cap)
+{
+	struct exact_sink *s = ctx;
+	char *p = malloc(s->len + n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s->p, s->len);
+	free(s->p);
+	s->p = p;
+	s->held = true;
+	s->rooms++;
+	*cap = n;
+	return p + s->len;
+}
+
+static void exact_commit(void *ctx, size_t n)
+{
+	struct exact_sink *s = ctx;
+	s->len += n;
+	s->held = false;
+}
+
+/* T twice in an array, with cache C, written through an exact_sink after a first element
+ * written to the writer's FILE; NULL on failure, else the whole text (FILE's, then the
+ * sink's) in a new string; *ROOMS the rooms the sink gave. */
+static char *write_through_sink(const struct bt_thread *t, struct bt_json_frames **c, size_t *rooms)
+{
+	char *head = NULL;
+	size_t hlen = 0;
+	FILE *m = open_memstream(&head, &hlen);
+	if (!m)
+		return NULL;
+	struct exact_sink s = { .p = NULL };
+	const struct jw_sink sink = { .room = exact_room, .commit = exact_commit, .ctx = &s };
+	struct jw w;
+	jw_init(&w, m, false, 0);
+	jw_begin_array(&w);
+	jw_int(&w, 1);
+	int rc = jw_set_sink(&w, &sink);
+	bt_json_thread_write(&w, t, c);
+	rc |= jw_flush(&w);
+	bool held = s.held;
+	bt_json_thread_write(&w, t, c);
+	jw_end_array(&w);
+	rc |= jw_set_sink(&w, NULL);
+	rc |= jw_finish(&w);
+	fclose(m);
+	char *all = rc == 0 && !held && !s.held ? malloc(hlen + s.len + 1) : NULL;
+	if (all) {
+		memcpy(all, head, hlen);
+		memcpy(all + hlen, s.p, s.len);
+		all[hlen + s.len] = 0;
+	}
+	*rooms = s.rooms;
+	free(head);
+	free(s.p);
+	return all;
+}
+
 /* Writes T with and without cache C, twice; true when all came out the same. */
 static bool same_with_cache(const struct bt_thread *t, struct bt_json_frames **c, const char *what)
 {
@@ -166,6 +234,41 @@ int main(void)
 		    "the frame of a located entry was not written from the cache: %s", second ? second : "(null)");
 	free(first);
 	free(second);
+	unit_end();
+
+	/* a sink: the bytes of a FILE's writer, the rooms given back at each flush */
+	unit_begin("json_frames_sink");
+	t.n = 0;
+	for (int k = 0; k < 40; k++) {
+		b = add(&t);
+		b->f.pc = 0x720000 + 16 * (uint64_t)(k % 7);
+		b->loc.function = k == 13 ? long_name : names[k % 4];
+		b->loc.module = modules[k % 2];
+		b->f.cfa = 0x7ffd0000 + 32 * (uint64_t)k;
+		if (k % 5 == 0)
+			snprintf(b->f.note, sizeof b->f.note, "note %d", k);
+	}
+	char *plain = NULL;
+	size_t plen = 0;
+	FILE *m = open_memstream(&plain, &plen);
+	struct jw w;
+	jw_init(&w, m, false, 0);
+	jw_begin_array(&w);
+	jw_int(&w, 1);
+	bt_json_thread_write(&w, &t, NULL);
+	bt_json_thread_write(&w, &t, NULL);
+	jw_end_array(&w);
+	jw_finish(&w);
+	fclose(m);
+	for (int cached = 0; cached < 2; cached++) {
+		size_t rooms = 0;
+		char *got = write_through_sink(&t, cached ? &c : NULL, &rooms);
+		unit_expect(got && strcmp(got, plain) == 0, "through a sink (cache %d): got\n%s\nwant\n%s", cached,
+			    got ? got : "(null)", plain);
+		unit_expect(rooms > 40, "the sink gave %zu rooms for 80 frames", rooms);
+		free(got);
+	}
+	free(plain);
 	unit_end();
 
 	bt_json_frames_free(c);
