@@ -66,6 +66,8 @@ threads_b      fpnoleaf,cfi            threads_b_nofp --thread-with spin_b -- cr
 threads_main   fp,fpnoleaf,fpcfi,cfi,g threads_main --thread-with main -- crash threads
 gostack_morestack   fp,fpnoleaf,fpcfi,cfi,g gostack_morestack   -- crash gostack morestack
 gostack_systemstack fp,fpnoleaf,fpcfi,cfi,g gostack_systemstack -- crash gostack systemstack
+gostack_asmcgocall  fp,fpnoleaf,fpcfi,cfi,g gostack_asmcgocall  -- crash gostack asmcgocall
+gostack_mcall_entry fp,fpnoleaf,fpcfi,cfi,g gostack_mcall_entry -- crash gostack mcall-entry
 '
 
 # Each run gets its own work directory (runs may overlap); it is removed when

@@ -98,8 +98,9 @@ struct cst_arch {
 	/* Names of the functions that move the stack pointer to another stack and call there
 	 * (NULL-terminated, or NULL): a return address into one of them is a call made on the
 	 * other stack, where the words above their frame are no caller's, so the walk ends
-	 * cleanly at such a frame.  The innermost frame (the thread's registers) in one of them
-	 * is walked as any other: the switch may not have happened yet. */
+	 * cleanly at such a frame.  A frame in one of them whose registers are all known (the
+	 * innermost, or one a signal interrupted: its pc is exact) is walked as any other: the
+	 * switch may not have happened yet. */
 	const char *const *stack_switches;
 
 	/* Names of the functions a language runtime enters from its signal handler as if the
