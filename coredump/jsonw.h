@@ -21,14 +21,16 @@
 struct json_object;
 
 /* Memory a writer may write into in place of its own buffer (jw_set_sink): the caller's text,
- * which the bytes then need not be copied into.  While the writer holds a room, nothing else
- * may write to that text. */
+ * which the bytes then need not be copied into.  The writer holds at most one room at a
+ * time, and while it holds one nothing else may write to that text. */
 struct jw_sink {
-	/* Room for at least N more bytes at the end of the text: its address, and its size in
-	 * bytes in *CAP; NULL when there is none (memory ran out). */
+	/* Room for at least N more bytes at the end of the text, asked for with no room held:
+	 * its address, and its size in bytes in *CAP; NULL when there is none (memory ran out,
+	 * or the text could not be made whole first).  The text may move: the address of an
+	 * earlier room is not used again. */
 	char *(*room)(void *ctx, size_t n, size_t *cap);
-	/* The first N bytes of the last room given are part of the text now; the room is given
-	 * back. */
+	/* The first N bytes (at most the room's *CAP) of the room held are part of the text
+	 * now; the room is given back. */
 	void (*commit)(void *ctx, size_t n);
 	void *ctx;
 };
@@ -39,7 +41,8 @@ struct jw {
 	char *buf;                    /* with SINK, its room (NULL: none held) */
 	size_t len, cap;
 	bool pretty;            /* json-c's _PRETTY layout, else everything on one line */
-	bool nomem;             /* the buffer could not grow: output is cut short */
+	bool nomem;             /* the buffer could not grow, or the sink gave no room: output
+				 * is cut short, for the rest of the writer's life */
 	bool after_key;         /* the next value follows a key (no separator) */
 	int depth;              /* open objects and arrays */
 	int base;               /* indent level of the outermost value (json-c's "level") */
@@ -58,10 +61,11 @@ size_t jw_escape(char *out, const char *s, size_t len);
 
 /* A writer to OUT; PRETTY as above, BASE the indent level the first value is written at. */
 void jw_init(struct jw *w, FILE *out, bool pretty, int base);
-/* Writes what is buffered to OUT.  Returns 0, or -1 when memory ran out while writing (the
- * document is cut short then); a write error is left in OUT's error flag (ferror). */
+/* Writes what is buffered to OUT (with a sink: commits it to the sink's text and gives the
+ * room back).  Returns 0, or -1 when memory ran out while writing (the document is cut short
+ * then); a write error is left in OUT's error flag (ferror). */
 int jw_flush(struct jw *w);
-/* Flushes and frees the buffer; the return value of jw_flush. */
+/* Flushes and frees the buffer (with a sink: gives the room back); jw_flush's value. */
 int jw_finish(struct jw *w);
 /* From now on the writer writes into SINK's text (NULL: into its own buffer, flushed to OUT
  * again), after it flushed what it holds to where it went so far.  A flush with a sink
@@ -98,7 +102,11 @@ void jw_raw(struct jw *w, const char *s, size_t len);
 char *jw_put_int(char *o, int64_t v);
 char *jw_put_quoted(char *o, const char *s, size_t len);
 
-/* The inline parts of the writer, for its callers' loops (one frame after another). */
+/* The inline parts of the writer, for its callers' loops (one frame after another).
+ * jw_grow: room for N more bytes past W->len, as jw_room below, when the buffer has less:
+ * the buffer flushed (at 64 KiB) or grown; with a sink, the bytes written committed and a
+ * new room taken (the old room's address is not valid after).  NULL (W->nomem set) when
+ * there is none. */
 char *jw_grow(struct jw *w, size_t n);
 void jw_indent(struct jw *w, int level);
 

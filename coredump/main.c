@@ -368,9 +368,9 @@ static int walk_here(void *ctx, size_t first, size_t end)
 	return walk_range(ctx, first, end);
 }
 
-/* In a worker (workers.h): the threads printed to OUT; given back (1) when anything but
- * their frames would be said: a stop line, a new warning of the core, a module that does
- * not match (stderr itself is watched by workers.c). */
+/* In a worker (workers.h): the threads printed to OUT, their JSON written into SINK's text;
+ * given back (1) when anything but their frames would be said: a stop line, a new warning
+ * of the core, a module that does not match (stderr itself is watched by workers.c). */
 static int walk_away(void *ctx, size_t first, size_t end, FILE *out, const struct jw_sink *sink)
 {
 	struct walk *w = ctx;

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -283,6 +284,10 @@ static char *text_room(void *ctx, size_t n, size_t *cap)
 static void text_commit(void *ctx, size_t n)
 {
 	struct text *t = ctx;
+	/* bytes written to OUT while the room was held belong before the room's: the order
+	 * is lost, and the chunk given back */
+	if (__fpending(t->out) != 0)
+		t->failed = true;
 	t->len += n;
 	t->room_held = false;
 }
@@ -309,8 +314,10 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 		 const cpu_set_t *cpus)
 {
 	/* a parent that closed the socket (it walks the rest itself) makes a write fail, which
-	 * ends the worker as a closed socket does, not SIGPIPE */
+	 * ends the worker as a closed socket does, not SIGPIPE; a file-size limit (ulimit -f)
+	 * fails a write to the memfd below with EFBIG, not the worker with SIGXFSZ */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	/* what a serial run would print on standard output or error is not printed here: it is
 	 * caught (the file's size) and the chunk given back */
 	int err = memfd_create("corestack-worker-output", MFD_CLOEXEC);
@@ -321,9 +328,11 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 	if (!out)
 		_exit(0);
 	text.out = out;
-	/* the slots' first pages made now, while the parent walks the first threads, rather than
-	 * one fault at a time in the chunks' walks (a kernel before 5.14 refuses: faults then) */
-	for (int i = 0; i < SLOTS; i++)
+	/* the first pages of the slots it may use (a chunk in every JOBS) made now, while the
+	 * parent walks the first threads, rather than one fault at a time in the chunks' walks
+	 * (a kernel before 5.14 refuses: faults then) */
+	size_t usable = d->nchunks / d->jobs + 1;
+	for (size_t i = 0; i < SLOTS && i < usable; i++)
 		(void)madvise(slots + (size_t)i * slot_bytes, slot_bytes < SLOT_POPULATE ? slot_bytes : SLOT_POPULATE,
 			      MADV_POPULATE_WRITE);
 	const struct jw_sink sink = { .room = text_room, .commit = text_commit, .ctx = &text };

@@ -141,7 +141,8 @@ struct beside {
 	enum cst_notes_beside mode;  /* the options', CST_NOTES_HERE with more than one PT_NOTE */
 	bool tried;              /* a child was started, or could not be */
 	bool child;              /* this process is the child */
-	pid_t pid;               /* the child's, until it is reaped; else 0 */
+	pid_t pid;               /* the child's (reaped at the join when it failed: REAPED, else
+				  * by cst_core_close); 0 when none was started */
 	bool joined;             /* its results were taken (or it failed) */
 	bool failed;             /* it did, and the notes were read here */
 	bool reaped;             /* a failed child was waited for at the join: STATUS */

@@ -54,7 +54,8 @@ static char *exact_room(void *ctx, size_t n, size_t *cap)
 	char *p = malloc(s->len + n + 1);
 	if (!p)
 		return NULL;
-	memcpy(p, s->p, s->len);
+	if (s->len)
+		memcpy(p, s->p, s->len);
 	free(s->p);
 	s->p = p;
 	s->held = true;
