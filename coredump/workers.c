@@ -227,7 +227,7 @@ static int read_full(int fd, void *buf, size_t n)
 }
 
 /* A chunk's text in a worker: in its slot, or on the heap once it outgrows the slot.  It is
- * written through OUT (text_write) or, by a JSON writer, in place (text_sink). */
+ * written through OUT (text_write) or, by a JSON writer, in place (text_room, text_commit). */
 struct text {
 	char *p;
 	size_t len, cap;
