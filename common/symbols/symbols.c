@@ -845,10 +845,7 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw)
 	s->raw = raw;
 }
 
-/* The length of NAME without Go's ABI suffix (".abi0": an assembly function or wrapper of
- * the stack-based ABI, ".abiinternal"), which gdb drops as the Go toolchain's own tools
- * do ("runtime.raise.abi0" -> "runtime.raise"); 0 when NAME has none. */
-static size_t go_abi_stripped_len(const char *name)
+size_t cst_symbols_go_abi_stripped_len(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 	if (!dot || dot == name || (strcmp(dot, ".abi0") != 0 && strcmp(dot, ".abiinternal") != 0))
@@ -859,7 +856,7 @@ static size_t go_abi_stripped_len(const char *name)
 /* True when NAME's display name may differ from NAME: the one test made on every name. */
 static bool display_differs(const char *name)
 {
-	return cst_demangle_candidate(name) || go_abi_stripped_len(name);
+	return cst_demangle_candidate(name) || cst_symbols_go_abi_stripped_len(name);
 }
 
 char *cst_symbols_display_name(const char *name)
@@ -868,7 +865,7 @@ char *cst_symbols_display_name(const char *name)
 		return NULL;
 	if (cst_demangle_candidate(name))
 		return cst_demangle(name);
-	return strndup(name, go_abi_stripped_len(name));
+	return strndup(name, cst_symbols_go_abi_stripped_len(name));
 }
 
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name)

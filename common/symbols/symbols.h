@@ -77,6 +77,11 @@ void cst_symbols_set_raw(struct cst_symbols *s, bool raw);
  * and the shell's symbol names all take their names from here. */
 char *cst_symbols_display_name(const char *name);
 
+/* The length in bytes of NAME without Go's ABI suffix (".abi0": an assembly function or
+ * wrapper of the stack-based ABI, ".abiinternal"), which gdb drops as the Go toolchain's
+ * own tools do ("runtime.raise.abi0" -> "runtime.raise"); 0 when NAME has none. */
+size_t cst_symbols_go_abi_stripped_len(const char *name);
+
 /* cst_symbols_display_name of NAME, or NAME itself when that is NULL or S is raw;
  * remembered per name, valid until S is closed.  NULL for NULL. */
 const char *cst_symbols_readable(struct cst_symbols *s, const char *name);

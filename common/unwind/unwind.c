@@ -1246,13 +1246,17 @@ static inline bool entered_callee(const struct cst_frame *c, const struct cst_fu
 	       crec->target_fn.start == callee->start;
 }
 
-/* Whether FN (NULL: none known) is one of NAMES (NULL-terminated, or NULL). */
+/* Whether FN (NULL: none known) is one of NAMES (NULL-terminated, or NULL), its name
+ * compared without gcc's clone suffixes and Go's ABI suffix. */
 static bool func_listed(const struct cst_func *fn, const char *const *names)
 {
 	if (!names || !fn || !fn->name)
 		return false;
 	char base[256];
 	cst_symbols_base_name(fn->name, base, sizeof base);
+	size_t go = cst_symbols_go_abi_stripped_len(base);
+	if (go)
+		base[go] = 0;
 	for (int i = 0; names[i]; i++)
 		if (strcmp(base, names[i]) == 0)
 			return true;

@@ -83,12 +83,10 @@ static const char *const outermost[] = {
  * call; runtime/asm_amd64.s) load %rsp from the scheduler's stack (g0.sched.sp) and call
  * there, while their CFI still says CFA = %rsp + 8: what lies above their frame on g0 is an
  * earlier call's leftovers.  Go's own traceback ends at them too (runtime/traceback.go: mcall
- * is the top of a stack, and a function that writes SP ends a printed traceback).  Since Go
- * 1.17 the symbols of assembly functions carry the suffix ".abi0". */
+ * is the top of a stack, and a function that writes SP ends a printed traceback).  The
+ * ".abi0" of their symbols since Go 1.17 is not compared (func_listed). */
 static const char *const stack_switches[] = {
-	"runtime.mcall", "runtime.morestack", "runtime.systemstack", "runtime.asmcgocall",
-	"runtime.mcall.abi0", "runtime.morestack.abi0", "runtime.systemstack.abi0", "runtime.asmcgocall.abi0",
-	NULL,
+	"runtime.mcall", "runtime.morestack", "runtime.systemstack", "runtime.asmcgocall", NULL,
 };
 
 /* Go's runtime.sigpanic: the signal handler pushes the faulting pc as its return address
