@@ -34,9 +34,13 @@
  * the chunk in it.  A chunk's text longer than a slot goes through the socket itself. */
 #define SLOTS 4
 #define SLOT_BYTES_DEFAULT ((size_t)4 << 20)
-/* Bytes of each slot a worker has the kernel make at its start: a chunk's JSON of 64 threads
- * of 34 frames is about 800 KiB, its text 200 KiB (bench/README.md). */
-#define SLOT_POPULATE ((size_t)1 << 20)
+/* A worker has the kernel make the pages of a slot (MADV_POPULATE_WRITE, one call) before it
+ * writes a chunk there, rather than one page fault at a time: as many bytes as its last chunk
+ * took and an eighth more, in steps of SLOT_POPULATE_STEP; SLOT_POPULATE_FIRST before its
+ * first chunk.  A chunk of 64 threads of 34 frames takes about 200 KiB of text and 800 KiB of
+ * JSON (bench/README.md): pages made and never written cost as much as those written. */
+#define SLOT_POPULATE_FIRST ((size_t)256 << 10)
+#define SLOT_POPULATE_STEP ((size_t)64 << 10)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23   /* Linux 5.14, include/uapi/asm-generic/mman-common.h */
 #endif
@@ -292,6 +296,20 @@ static void text_commit(void *ctx, size_t n)
 	t->room_held = false;
 }
 
+/* Has the kernel make the pages of SLOT up to WANT bytes (rounded up to SLOT_POPULATE_STEP, at
+ * most a slot) of which MADE are made; returns the bytes made now.  A kernel before 5.14
+ * refuses MADV_POPULATE_WRITE: the pages are then made by faults as the text is written. */
+static size_t slot_made(char *slot, size_t made, size_t want)
+{
+	want = (want + SLOT_POPULATE_STEP - 1) / SLOT_POPULATE_STEP * SLOT_POPULATE_STEP;
+	if (want > slot_bytes)
+		want = slot_bytes;
+	if (want <= made)
+		return made;
+	(void)madvise(slot + made, want - made, MADV_POPULATE_WRITE);
+	return want;
+}
+
 /* Waits until the parent took the worker's chunk number TAKEN (counted from 0), from *ACKED
  * bytes received so far; -1 when the parent is gone. */
 static int wait_taken(int fd, uint64_t taken, uint64_t *acked)
@@ -328,13 +346,8 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 	if (!out)
 		_exit(0);
 	text.out = out;
-	/* the first pages of the slots it may use (a chunk in every JOBS) made now, while the
-	 * parent walks the first threads, rather than one fault at a time in the chunks' walks
-	 * (a kernel before 5.14 refuses: faults then) */
-	size_t usable = d->nchunks / d->jobs + 1;
-	for (size_t i = 0; i < SLOTS && i < usable; i++)
-		(void)madvise(slots + (size_t)i * slot_bytes, slot_bytes < SLOT_POPULATE ? slot_bytes : SLOT_POPULATE,
-			      MADV_POPULATE_WRITE);
+	/* bytes made of each slot, and how many the next chunk is expected to take */
+	size_t made[SLOTS] = { 0 }, expect = SLOT_POPULATE_FIRST;
 	const struct jw_sink sink = { .room = text_room, .commit = text_commit, .ctx = &text };
 	/* a first walk that would say more than frames: this worker claims nothing, and the
 	 * parent walks that thread as a serial run does */
@@ -357,8 +370,10 @@ static void work(const struct workers_walk *w, const struct deal *d, unsigned k,
 		if (text.heap)
 			free(text.p);
 		text = (struct text){ .p = slots + (size_t)slot * slot_bytes, .cap = slot_bytes, .out = out };
+		made[slot] = slot_made(text.p, made[slot], expect);
 		int back = w->walk_away(w->ctx, a, b, out, &sink);
 		back |= fflush(out) != 0 || ferror(out) != 0 || text.failed;
+		expect = text.len + text.len / 8;
 		if (lseek(2, 0, SEEK_END) != 0)
 			back = 1;
 		struct chunk_head h = { .chunk = c, .len = back ? 0 : text.len, .given_back = back != 0,
