@@ -1467,47 +1467,53 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	/* the headers of a 64-bit core as libelf holds them, without a copy through gelf for
 	 * each of its thousands of segments */
 	const Elf64_Phdr *phdrs = gelf_getclass(c->elf) == ELFCLASS64 ? elf64_getphdr(c->elf) : NULL;
-	/* the notes are read beside the first walk only from a core's one PT_NOTE: a second
-	 * one would be read before the first's end */
-	for (size_t i = 0, notes = 0; c->beside.mode != CST_NOTES_HERE && i < nph; i++) {
-		GElf_Phdr ph;
-		if ((phdrs ? phdrs[i].p_type : gelf_getphdr(c->elf, (int)i, &ph) ? ph.p_type : PT_NULL) == PT_NOTE &&
-		    ++notes > 1)
-			c->beside.mode = CST_NOTES_HERE;
-	}
+	/* The segments first, then the notes: the notes' child (beside_start) shares with this
+	 * process, copy-on-write, every page written before it starts, and the segments' table
+	 * written after it would be copied page by page.  The notes are read beside the first
+	 * walk only from a core's one PT_NOTE: a second one would be read before the first's
+	 * end. */
+	size_t notes = 0;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (phdrs)
 			ph = phdrs[i];
 		else if (!gelf_getphdr(c->elf, (int)i, &ph))
 			continue;
-		if (ph.p_type == PT_NOTE) {
-			if ((rc = parse_notes(c, &ph)) < 0) {
-				if (rc == -CST_E_TRUNCATED)
-					cst_fail(err, errlen, rc, "file is truncated: it shrank while its notes "
-						 "(PT_NOTE at offset %llu) were read",
-						 (unsigned long long)ph.p_offset);
-				else
-					cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
-				goto bad;
-			}
-		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
-			struct load *l = &c->loads[c->nloads];
-			l->vaddr = ph.p_vaddr;
-			l->memsz = ph.p_memsz;
-			if (l->vaddr + l->memsz < l->vaddr)
-				l->memsz = UINT64_MAX - l->vaddr;
-			l->offset = ph.p_offset;
-			uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
-			l->claimed = fs;
-			l->phdr = i;
-			l->exec = (ph.p_flags & PF_X) != 0;
-			if (l->offset >= c->size)
-				fs = 0;
-			else if (fs > c->size - l->offset)
-				fs = c->size - l->offset;
-			l->avail = fs;
-			c->nloads++;
+		if (ph.p_type == PT_NOTE && ++notes > 1)
+			c->beside.mode = CST_NOTES_HERE;
+		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		struct load *l = &c->loads[c->nloads];
+		l->vaddr = ph.p_vaddr;
+		l->memsz = ph.p_memsz;
+		if (l->vaddr + l->memsz < l->vaddr)
+			l->memsz = UINT64_MAX - l->vaddr;
+		l->offset = ph.p_offset;
+		uint64_t fs = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+		l->claimed = fs;
+		l->phdr = i;
+		l->exec = (ph.p_flags & PF_X) != 0;
+		if (l->offset >= c->size)
+			fs = 0;
+		else if (fs > c->size - l->offset)
+			fs = c->size - l->offset;
+		l->avail = fs;
+		c->nloads++;
+	}
+	for (size_t i = 0; notes && i < nph; i++) {
+		GElf_Phdr ph;
+		if (phdrs)
+			ph = phdrs[i];
+		else if (!gelf_getphdr(c->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_NOTE && (rc = parse_notes(c, &ph)) < 0) {
+			if (rc == -CST_E_TRUNCATED)
+				cst_fail(err, errlen, rc, "file is truncated: it shrank while its notes "
+					 "(PT_NOTE at offset %llu) were read",
+					 (unsigned long long)ph.p_offset);
+			else
+				cst_fail(err, errlen, rc, "%s", cst_strerror(rc));
+			goto bad;
 		}
 	}
 	if ((rc = check_cut_loads(c)) < 0) {
