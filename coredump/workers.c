@@ -31,8 +31,11 @@
  * parent, which writes it out from there: the text is copied once, as a serial run copies it
  * into stdout's buffer (JSON is written there in place by the JSON writer: struct jw_sink,
  * text_room).  A slot is used again once the parent says (a byte back) that it took
- * the chunk in it.  A chunk's text longer than a slot goes through the socket itself. */
-#define SLOTS 4
+ * the chunk in it.  A chunk's text longer than a slot goes through the socket itself.
+ * Three slots: one for the chunk the worker walks, one for the chunk the parent takes next
+ * and one to spare.  Each slot's pages are made once per worker, as many as a chunk takes
+ * (about 800 KiB of JSON): a slot more costs that many more pages. */
+#define SLOTS 3
 #define SLOT_BYTES_DEFAULT ((size_t)4 << 20)
 /* A worker has the kernel make the pages of a slot (MADV_POPULATE_WRITE, one call) before it
  * writes a chunk there, rather than one page fault at a time: as many bytes as its last chunk
