@@ -23,10 +23,10 @@ NO_PC_LIBS := -liberty
 # Libraries linked into the CLI from their static archives: readline and tinfo (the shell's line
 # editing) and nettle (the signatures' SHA-256).  None of them reads what a core holds, and
 # each shared library costs every run its loading: 0.3 ms of a 20 ms walk of 10,000 threads
-# (bench/README.md).  The libraries that read cores (libdw, libelf, capstone, json-c, the
+# (bench/README.md).  STATIC_CLI_LIBS=no links these three shared too (a system without
+# their archives).  The libraries that read cores (libdw, libelf, capstone, json-c, the
 # decompressors) stay shared, updated with the system; the CLI loads capstone when it first
-# decodes (coredump/capstone_lazy.h).  STATIC_CLI_LIBS=no links these three
-# shared too (a system without their archives).
+# decodes (coredump/capstone_lazy.h).
 STATIC_CLI_LIBS ?= yes
 CLI_STATIC_LIBS := -lreadline -ltinfo -lnettle
 LINK_STATIC     := -Wl,-Bstatic
@@ -86,7 +86,7 @@ $(BUILD)/libcorestack.a: $(COMMON_OBJ)
 
 # capstone is loaded by the CLI when it first decodes (coredump/capstone_lazy.h), not linked
 $(BUILD)/corestack: $(CLI_OBJ) $(BUILD)/libcorestack.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(filter-out -lcapstone,$(ALL_LDLIBS))
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcorestack.a $(filter-out -lcapstone,$(ALL_LDLIBS)) -ldl
 
 -include $(wildcard $(patsubst %.o,%.d,$(COMMON_OBJ) $(CLI_OBJ) $(PLUGIN_OBJ)) $(BUILD)/fuzz/*.d)
 

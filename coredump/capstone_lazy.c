@@ -1,9 +1,12 @@
 /* capstone loaded when the first disassembler is opened (capstone_lazy.h). */
 #include "capstone_lazy.h"
+#include "diag.h"
+#include "escape.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The library's file: its SONAME is libcapstone.so.<API major> (capstone's CMakeLists.txt
  * sets SOVERSION to CS_API_MAJOR; Debian's libcapstone4 ships libcapstone.so.4). */
@@ -24,20 +27,33 @@ static struct {
 
 /* 0 not tried yet, 1 loaded, -1 could not be loaded (then never tried again) */
 static int loaded;
+/* why it could not be loaded: dlerror's words, escaped */
+static char why[512];
 
+/* Loads the library once.  When it cannot be loaded, says so once on standard error: the
+ * walks go on without decoding code (no caller recovered from a leaf's or a prologue's
+ * instructions, no lost tail call told by the call before a return address), so that
+ * their frames may differ from what corestack finds with it. */
 static bool load(void)
 {
 	if (loaded)
 		return loaded > 0;
 	loaded = -1;
 	void *h = dlopen(CAPSTONE_FILE, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return false;
-#define FIND(f) real.f = (__typeof__(f) *)dlsym(h, #f); if (!real.f) return false;
+	bool ok = h != NULL;
+#define FIND(f) if (ok && !(real.f = (__typeof__(f) *)dlsym(h, #f))) ok = false;
 	CAPSTONE_FUNCS(FIND)
 #undef FIND
-	loaded = 1;
-	return true;
+	if (ok) {
+		loaded = 1;
+		return true;
+	}
+	const char *e = dlerror();
+	cst_escape(why, sizeof why, e ? e : "unknown error");
+	if (h)
+		dlclose(h);
+	cli_diag(CAPSTONE_FILE, "could not be loaded (%s); the walks go on without decoding code", why);
+	return false;
 }
 
 cs_err cs_open(cs_arch arch, cs_mode mode, csh *handle)
@@ -87,5 +103,9 @@ cs_err cs_regs_access(csh handle, const cs_insn *insn, cs_regs regs_read, uint8_
 
 const char *cs_strerror(cs_err code)
 {
-	return load() ? real.cs_strerror(code) : "the capstone library (" CAPSTONE_FILE ") could not be loaded";
+	static char msg[sizeof why + 64];
+	if (load())
+		return real.cs_strerror(code);
+	snprintf(msg, sizeof msg, "the capstone library (%s) could not be loaded: %s", CAPSTONE_FILE, why);
+	return msg;
 }

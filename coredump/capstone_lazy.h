@@ -12,11 +12,14 @@
  * cs_option, cs_malloc, cs_free, cs_disasm_iter, cs_insn_group, cs_regs_access, cs_strerror,
  * with capstone.h's prototypes), so callers are unchanged; the corestack binary is linked
  * without -lcapstone (Makefile).  Each forwards to the library's own function, found with
- * dlsym once the library is loaded.  cs_open loads it: when it cannot be loaded, cs_open
+ * dlsym once the library is loaded.  cs_open loads it: when it cannot be loaded (no such
+ * file, a file without capstone's functions, no descriptor left), a line on standard error
+ * says so once, "corestack: libcapstone.so.N: could not be loaded (WHY); ...", cs_open
  * returns CS_ERR_MEM (the walk goes on without instruction analysis, as when capstone
- * cannot open a disassembler) and cs_strerror says which file could not be loaded.  The
- * others do nothing and return failure (CS_ERR_HANDLE, NULL, false) before a successful
- * load: they are called only with what cs_open gave.  Single-threaded, as the CLI is. */
+ * cannot open a disassembler; the exit status does not change) and cs_strerror says which
+ * file could not be loaded and why.  The others do nothing and return failure
+ * (CS_ERR_HANDLE, NULL, false) before a successful load: they are called only with what
+ * cs_open gave.  Single-threaded, as the CLI is. */
 #ifndef CST_CAPSTONE_LAZY_H
 #define CST_CAPSTONE_LAZY_H
 #include <capstone/capstone.h>

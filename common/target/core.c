@@ -1469,7 +1469,8 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	const Elf64_Phdr *phdrs = gelf_getclass(c->elf) == ELFCLASS64 ? elf64_getphdr(c->elf) : NULL;
 	/* The segments first, then the notes: the notes' child (beside_start) shares with this
 	 * process, copy-on-write, every page written before it starts, and the segments' table
-	 * written after it would be copied page by page.  The notes are read beside the first
+	 * filled after it would be copied page by page (check_cut_loads, after the notes,
+	 * writes to it only for an impossible segment).  The notes are read beside the first
 	 * walk only from a core's one PT_NOTE: a second one would be read before the first's
 	 * end. */
 	size_t notes = 0;
