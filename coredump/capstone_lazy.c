@@ -14,7 +14,7 @@
 #define STR(x) STR_(x)
 #define CAPSTONE_FILE "libcapstone.so." STR(CS_API_MAJOR)
 
-/* The functions of capstone's the project calls, each found in the loaded library. */
+/* The capstone functions the project calls, each found in the loaded library. */
 #define CAPSTONE_FUNCS(X) \
 	X(cs_open) X(cs_close) X(cs_option) X(cs_malloc) X(cs_free) X(cs_disasm_iter) \
 	X(cs_insn_group) X(cs_regs_access) X(cs_strerror)

@@ -1,12 +1,12 @@
 /* The CLI's capstone, loaded (dlopen) when the first disassembler is opened rather than when
  * corestack starts.
  *
- * capstone's tables hold about 77,000 pointers that the dynamic linker relocates in every
- * process that loads it, writing some 375 pages: 1.9 ms of each start on a machine where an
- * empty program starts in 1.0 ms (bench/README.md).  A walk decodes from its first thread on,
- * but by then the child that reads a large core's notes runs beside it (common/target/core.h),
- * so the load overlaps the note pass instead of delaying its start; and a run that decodes
- * nothing (a usage error, a core that cannot be opened) does not load it at all.
+ * capstone's tables hold tens of thousands of pointers that the dynamic linker relocates in
+ * every process that loads it, hundreds of pages written before main (bench/README.md has
+ * the cost).  A walk decodes from its first thread on, but by then the child that reads a
+ * large core's notes runs beside it (common/target/core.h), so the load overlaps the note
+ * pass instead of delaying its start; and a run that decodes nothing (a usage error, a core
+ * that cannot be opened) does not load it at all.
  *
  * capstone_lazy.c defines the capstone functions the project calls (cs_open, cs_close,
  * cs_option, cs_malloc, cs_free, cs_disasm_iter, cs_insn_group, cs_regs_access, cs_strerror,
