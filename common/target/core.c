@@ -1422,6 +1422,17 @@ static int open_elf(struct cst_core *c, const char *path, int fd, char *err, siz
 	return 0;
 }
 
+/* Program header I of C into *PH: from PHDRS (a 64-bit core's headers as libelf holds them)
+ * when there are, else through gelf; false when gelf cannot read it. */
+static bool phdr_at(struct cst_core *c, const Elf64_Phdr *phdrs, size_t i, GElf_Phdr *ph)
+{
+	if (phdrs) {
+		*ph = phdrs[i];
+		return true;
+	}
+	return gelf_getphdr(c->elf, (int)i, ph) != NULL;
+}
+
 int cst_core_open(const char *path, const struct cst_core_options *opt, struct cst_core **out,
 		 char *err, size_t errlen)
 {
@@ -1476,9 +1487,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	size_t notes = 0;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		if (phdrs)
-			ph = phdrs[i];
-		else if (!gelf_getphdr(c->elf, (int)i, &ph))
+		if (!phdr_at(c, phdrs, i, &ph))
 			continue;
 		if (ph.p_type == PT_NOTE && ++notes > 1)
 			c->beside.mode = CST_NOTES_HERE;
@@ -1503,9 +1512,7 @@ int cst_core_open(const char *path, const struct cst_core_options *opt, struct c
 	}
 	for (size_t i = 0; notes && i < nph; i++) {
 		GElf_Phdr ph;
-		if (phdrs)
-			ph = phdrs[i];
-		else if (!gelf_getphdr(c->elf, (int)i, &ph))
+		if (!phdr_at(c, phdrs, i, &ph))
 			continue;
 		if (ph.p_type == PT_NOTE && (rc = parse_notes(c, &ph)) < 0) {
 			if (rc == -CST_E_TRUNCATED)
