@@ -63,8 +63,12 @@
  * parent's first: chunk C is process C mod JOBS's (the parent's when that worker did not
  * start), and the parent waits for every chunk of a worker, whatever the processes' speeds;
  * CORESTACK_WORKERS_DEAL=late has the parent wait for none, so that it walks a worker's chunk
- * itself unless it was ready, and drops the worker's text later. */
-#define LEAD 2
+ * itself unless it was ready, and drops the worker's text later.
+ * LEAD is 3 rather than 2: with a chunk more between the one the parent puts out and the
+ * one a worker claims, the worker's chunk is ready more often when the parent comes to it.
+ * A larger LEAD leaves the worker waiting for a free slot (SLOTS) while its chunks wait for
+ * the parent, which then walks more of them itself (bench/README.md). */
+#define LEAD 3
 /* the parent's wait for a worker's chunk: its own last chunk's walk (a worker's chunk of deep
  * stacks takes as long as the parent's), within these bounds */
 #define MIN_WAIT_NS 20000
