@@ -481,7 +481,9 @@ static unsigned stop(struct worker *ws, unsigned n, bool count)
  * out).  Each worker is kept off the CPU the parent runs on: a forked process is queued on
  * its parent's CPU and, while the parent keeps that CPU busy, waits there until the load
  * balancer moves it (up to a scheduler tick, 4 ms at HZ=250); one that may not run there is
- * moved to another CPU at once. */
+ * moved to another CPU at once.  Both the worker (its first call) and the parent (right
+ * after the fork) set that, whichever runs first: a worker run first on the parent's CPU
+ * would otherwise keep the parent from running until the load balancer moved one of them. */
 static unsigned start(const struct workers_walk *w, struct worker *ws, const struct deal *d)
 {
 	pid_t parent = getpid();
@@ -498,6 +500,11 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 			munmap(slots, SLOTS * slot_bytes);
 			break;
 		}
+		int cpu = place ? sched_getcpu() : -1;
+		cpu_set_t elsewhere = allowed;
+		bool away = cpu >= 0 && CPU_ISSET(cpu, &allowed);
+		if (away)
+			CPU_CLR(cpu, &elsewhere);
 		pid_t pid = fork();
 		if (pid < 0) {
 			close(sv[0]);
@@ -506,6 +513,10 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 			break;
 		}
 		if (pid == 0) {
+			/* off the parent's CPU at once: a worker run first there holds the parent
+			 * back until the parent's sched_setaffinity below */
+			if (away)
+				(void)sched_setaffinity(0, sizeof elsewhere, &elsewhere);
 			/* killed with the parent, even when it is killed from outside */
 			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 				_exit(0);
@@ -516,12 +527,8 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
-		int cpu = place ? sched_getcpu() : -1;
-		if (cpu >= 0 && CPU_ISSET(cpu, &allowed)) {
-			cpu_set_t elsewhere = allowed;
-			CPU_CLR(cpu, &elsewhere);
+		if (away)
 			(void)sched_setaffinity(pid, sizeof elsewhere, &elsewhere);  /* else where it is */
-		}
 	}
 	return 1 + n;
 }

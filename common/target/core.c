@@ -1150,6 +1150,10 @@ static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64
 			      .nwarnings = c->nwarnings };
 	close(done[pid != 0]);
 	if (pid == 0) {
+		/* off the parent's CPU at once: a child run first there would hold the parent
+		 * back until the parent's sched_setaffinity below */
+		if (placed)
+			(void)sched_setaffinity(0, sizeof cpus, &cpus);
 		/* killed with the parent, even when it is killed from outside */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || b->mode == CST_NOTES_BESIDE_FAILING)
 			_exit(1);
