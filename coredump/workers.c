@@ -527,6 +527,13 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 		}
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
+		/* the parent's CPU now: the load balancer may have moved it during the fork */
+		int here = place ? sched_getcpu() : -1;
+		if (here >= 0 && here != cpu && CPU_ISSET(here, &allowed)) {
+			elsewhere = allowed;
+			CPU_CLR(here, &elsewhere);
+			away = true;
+		}
 		if (away)
 			(void)sched_setaffinity(pid, sizeof elsewhere, &elsewhere);  /* else where it is */
 	}
