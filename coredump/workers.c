@@ -64,8 +64,8 @@
  * start), and the parent waits for every chunk of a worker, whatever the processes' speeds;
  * CORESTACK_WORKERS_DEAL=late has the parent wait for none, so that it walks a worker's chunk
  * itself unless it was ready, and drops the worker's text later.
- * LEAD is 3 rather than 2: with a chunk more between the one the parent puts out and the
- * one a worker claims, the worker's chunk is ready more often when the parent comes to it.
+ * LEAD 3: with a chunk more between the one the parent puts out and the one a worker
+ * claims than 2 gives, the worker's chunk is ready more often when the parent comes to it.
  * A larger LEAD leaves the worker waiting for a free slot (SLOTS) while its chunks wait for
  * the parent, which then walks more of them itself (bench/README.md). */
 #define LEAD 3
@@ -513,8 +513,8 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 			break;
 		}
 		if (pid == 0) {
-			/* off the parent's CPU at once: a worker run first there holds the parent
-			 * back until the parent's sched_setaffinity below */
+			/* off the parent's CPU at once: run first there, it would keep the parent
+			 * from running until the load balancer moved one of them */
 			if (away)
 				(void)sched_setaffinity(0, sizeof elsewhere, &elsewhere);
 			/* killed with the parent, even when it is killed from outside */

@@ -1145,15 +1145,15 @@ static bool beside_start(struct cst_core *c, uint64_t off, uint64_t size, uint64
 		close(done[1]);
 		return false;
 	}
+	/* the child off the parent's CPU at once, by itself: run first there, it would keep the
+	 * parent from running until the load balancer moved one of them */
+	if (pid == 0 && placed)
+		(void)sched_setaffinity(0, sizeof cpus, &cpus);
 	*b = (struct beside){ .mode = b->mode, .tried = true, .child = pid == 0, .pid = pid, .fd = fd,
 			      .done = done[pid == 0], .off = off, .size = size, .pos = pos,
 			      .nwarnings = c->nwarnings };
 	close(done[pid != 0]);
 	if (pid == 0) {
-		/* off the parent's CPU at once: a child run first there would hold the parent
-		 * back until the parent's sched_setaffinity below */
-		if (placed)
-			(void)sched_setaffinity(0, sizeof cpus, &cpus);
 		/* killed with the parent, even when it is killed from outside */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || b->mode == CST_NOTES_BESIDE_FAILING)
 			_exit(1);
