@@ -665,6 +665,10 @@ int workers_run(const struct workers_walk *w, size_t first, size_t end, unsigned
 	chunk = chunk < 1 ? 1 : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
 	struct deal d = { .first = first, .end = end, .chunk = chunk, .jobs = jobs,
 			  .nchunks = (end - first + chunk - 1) / chunk };
+	/* a worker claims no chunk before LEAD past the parent's first one (claim_next): with
+	 * no more chunks than that, a worker forked would walk nothing */
+	if (!in_turns && d.nchunks <= LEAD)
+		return partial | w->walk_here(w->ctx, first, end);
 	d.cl = mmap(NULL, claims_bytes(d.nchunks), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (d.cl == MAP_FAILED)
 		return partial | w->walk_here(w->ctx, first, end);
