@@ -2,7 +2,7 @@
 # Worker processes (--jobs, coredump/workers.c): a core's threads walked by several processes
 # print, byte for byte, what one process prints: standard output, standard error, the two
 # written to one file, and the exit status; on a core of 300 threads (bench/manythreads.c),
-# the checked-in 4-thread fixture core, and a cut copy of the 300-thread core whose later
+# one of 5, the checked-in 2-thread fixture core, and a cut copy of the 300-thread core whose later
 # walks stop early (a worker gives its chunk back to the parent); with the chunks claimed as
 # the processes get to them (the default), dealt in turns, and walked by the parent whenever a
 # worker's is not ready (CORESTACK_WORKERS_DEAL).  CORESTACK_WORKERS_LOG (doc/testing.md)
@@ -145,11 +145,29 @@ else
 	fail jobs-no-shared-memory "$(head -3 "$W/cc-nomap.err")"
 fi
 
-# the checked-in fixture core of four threads
+# the checked-in fixture core of two threads
 F=tests/fixtures/x86_64
 run fx-s --jobs 1 -e $F/thread-fp $F/thread-fp.core
 run fx-p --jobs 3 -e $F/thread-fp $F/thread-fp.core
 same jobs-fixture fx-s fx-p
+
+# a core of 5 threads: after the crashed one and the second, three chunks of one thread, none
+# of them LEAD (3) past the parent's first, where a worker claims its first: no worker is
+# forked (a walk with workers logs a line), and the output is --jobs 1's; dealt in turns
+# (which LEAD does not limit) a worker walks one of them
+C5=$W/mt5.core
+if python3 tests/lib/mkcore.py crash "$C5" "$PROG" 4 2>"$W/mkcore5.err"; then
+	run c5-s --jobs 1 "$C5"
+	run c5-p --jobs 2 "$C5"
+	same jobs-few-chunks c5-s c5-p
+	l=$(logged --jobs 2 "$C5")
+	[ -z "$l" ] && pass jobs-few-chunks-alone || fail jobs-few-chunks-alone "a worker forked: '$l'"
+	l=$(CORESTACK_WORKERS_DEAL=turns logged --jobs 2 "$C5")
+	case $l in "processes 2 chunks 3 "*" taken 1 "*) pass jobs-few-chunks-turns ;;
+	*) fail jobs-few-chunks-turns "dealt in turns: '$l'" ;; esac
+else
+	fail jobs-few-chunks "$(cat "$W/mkcore5.err")"
+fi
 
 # the 300-thread core cut short: the walks of the threads whose stacks were cut off stop
 # early, with warnings; a worker gives its chunk back and the parent walks on alone
