@@ -476,6 +476,19 @@ static unsigned stop(struct worker *ws, unsigned n, bool count)
 	return failed;
 }
 
+/* The CPUs of ALLOWED but the one this process runs on now (PLACE: ALLOWED has more than
+ * one) into *ELSEWHERE, and that CPU into *CPU; false, *ELSEWHERE untouched, when it is not
+ * known or not among them. */
+static bool off_this_cpu(bool place, const cpu_set_t *allowed, int *cpu, cpu_set_t *elsewhere)
+{
+	*cpu = place ? sched_getcpu() : -1;
+	if (*cpu < 0 || !CPU_ISSET(*cpu, allowed))
+		return false;
+	*elsewhere = *allowed;
+	CPU_CLR(*cpu, elsewhere);
+	return true;
+}
+
 /* Starts workers 1 to D->jobs - 1 into WS; returns how many processes walk: 1 + N, workers 1
  * to N started (a failed fork, or a lack of descriptors or memory for one, leaves the others
  * out).  Each worker is kept off the CPU the parent runs on: a forked process is queued on
@@ -500,11 +513,9 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 			munmap(slots, SLOTS * slot_bytes);
 			break;
 		}
-		int cpu = place ? sched_getcpu() : -1;
-		cpu_set_t elsewhere = allowed;
-		bool away = cpu >= 0 && CPU_ISSET(cpu, &allowed);
-		if (away)
-			CPU_CLR(cpu, &elsewhere);
+		int cpu, here;
+		cpu_set_t elsewhere;
+		bool away = off_this_cpu(place, &allowed, &cpu, &elsewhere);
 		pid_t pid = fork();
 		if (pid < 0) {
 			close(sv[0]);
@@ -528,10 +539,9 @@ static unsigned start(const struct workers_walk *w, struct worker *ws, const str
 		close(sv[1]);
 		ws[n++] = (struct worker){ .pid = pid, .fd = sv[0], .slots = slots };
 		/* the parent's CPU now: the load balancer may have moved it during the fork */
-		int here = place ? sched_getcpu() : -1;
-		if (here >= 0 && here != cpu && CPU_ISSET(here, &allowed)) {
-			elsewhere = allowed;
-			CPU_CLR(here, &elsewhere);
+		cpu_set_t now;
+		if (off_this_cpu(place, &allowed, &here, &now) && here != cpu) {
+			elsewhere = now;
 			away = true;
 		}
 		if (away)
