@@ -114,6 +114,7 @@ static char *location(char *o, const struct bt_frame *b, size_t lfn, size_t lsym
 struct fragment {
 	bool used, inlined;
 	uint16_t len;
+	uint64_t serial;         /* given when the slot was filled: it stands for what it holds */
 	uint64_t pc;
 	uint64_t located;        /* bt_frame.located of the frame rendered */
 	struct cst_location loc;
@@ -131,13 +132,45 @@ struct provenance {
 	char bytes[PROVENANCE_MAX];
 };
 
+/* Threads whose frames were written before, kept whole: the threads of a pool walk the same
+ * code on stacks of their own, so that their frames differ only in their CFAs.  A thread is
+ * kept, and found again, by its frames' words (frame_word): each stands for all a frame
+ * writes but its CFA's digits.  KEPT_SETS sets of KEPT_WAYS slots found by a hash of the
+ * words; a thread of more than KEPT_FRAMES frames or KEPT_TEXT bytes of frames is not kept.
+ * At most KEPT_SETS * KEPT_WAYS * (KEPT_FRAMES * 13 + KEPT_TEXT) bytes. */
+#define KEPT_SETS 16
+#define KEPT_WAYS 4
+#define KEPT_FRAMES 256
+#define KEPT_TEXT (64u << 10)
+
+struct kept_thread {
+	uint64_t hash;
+	size_t n;                /* frames; 0: an empty slot */
+	size_t len;              /* bytes of TEXT: the frames' objects and the commas between */
+	uint64_t *words;         /* N words, then the N offsets and N lengths of the CFAs'
+				  * digits in TEXT (length 0: a null CFA), then TEXT, in one
+				  * allocation */
+	uint32_t *cfa_at;
+	uint8_t *cfa_len;
+	char *text;
+};
+
 struct bt_json_frames {
 	struct fragment slot[NSLOTS];
 	struct provenance provenance[N_FOUND_BY][N_MARKERS];
+	struct kept_thread kept[KEPT_SETS][KEPT_WAYS];
+	unsigned next_kept[KEPT_SETS];   /* the way a set's next new thread replaces */
+	uint64_t last_serial;            /* the last fragment.serial given */
+	uint64_t words[KEPT_FRAMES];     /* the thread being written */
+	size_t cfa_at[KEPT_FRAMES];      /* where its CFAs' digits went in the writer's buffer */
+	uint8_t cfa_len[KEPT_FRAMES];
 };
 
 void bt_json_frames_free(struct bt_json_frames *c)
 {
+	for (size_t i = 0; c && i < KEPT_SETS; i++)
+		for (size_t k = 0; k < KEPT_WAYS; k++)
+			free(c->kept[i][k].words);
 	free(c);
 }
 
@@ -153,6 +186,87 @@ static bool fragment_is(const struct fragment *x, const struct bt_frame *b)
 		return true;     /* a located frame is not inlined: its entry stands for the rest */
 	return x->used && x->pc == b->f.pc && x->inlined == b->inlined &&
 	       memcmp(&x->loc, &b->loc, sizeof x->loc) == 0;
+}
+
+/* Frame B's word when it is the thread's frame I, a word for all it writes but its CFA's
+ * digits: where its pc, location and JIT map come from (its entry of a cache of located
+ * frames, or else the slot of C that holds its rendered location, which stands for them
+ * when it has no JIT map), its provenance, its marker and whether it has a CFA.  0 when no
+ * word stands for the frame (a note, a number other than I, a location not kept). */
+static uint64_t frame_word(struct bt_json_frames *c, const struct bt_frame *b, size_t i)
+{
+	_Static_assert(N_FOUND_BY <= 32 && N_MARKERS <= 4, "a provenance fits in five bits, a marker in two");
+	if (b->f.note[0] || b->number != i || (unsigned)b->f.found_by >= N_FOUND_BY ||
+	    (unsigned)b->f.marker >= N_MARKERS)
+		return 0;
+	uint64_t id = b->located, located = 1;
+	if (!id) {
+		const struct fragment *x = fragment_of(c, b);
+		if (b->jit_map || !fragment_is(x, b))
+			return 0;
+		id = x->serial;
+		located = 0;
+	}
+	if (id >> 53)
+		return 0;
+	return id << 10 | (uint64_t)b->inlined << 9 | located << 8 | (uint64_t)b->f.found_by << 3 |
+	       (uint64_t)b->f.marker << 1 | (b->f.cfa != 0);
+}
+
+/* T's frames written to W from the kept thread E of the same words: its text with each CFA's
+ * digits replaced by T's.  False, with nothing written, when a CFA of T has another number
+ * of digits than E's (a stack at an address of another length), or W has no room. */
+static bool kept_frames_write(struct jw *w, const struct bt_thread *t, const struct kept_thread *e)
+{
+	char *o = jw_room(w, e->len);
+	if (!o)
+		return false;
+	memcpy(o, e->text, e->len);
+	for (size_t i = 0; i < e->n; i++) {
+		if (!e->cfa_len[i])
+			continue;
+		char buf[BT_HEX_SIZE];
+		int len;
+		const char *digits = bt_hex(buf, t->frames[i].f.cfa, 1, &len);
+		if (len != e->cfa_len[i])
+			return false;    /* the room's bytes are not part of the text yet */
+		memcpy(o + e->cfa_at[i], digits, (size_t)len);
+	}
+	w->len += e->len;
+	w->had[w->depth - 1] = true;
+	return true;
+}
+
+/* Keeps T's frames, just written to W's buffer from offset START on, in a slot of set SI of
+ * C (words and CFA places in C), unless they are too long. */
+static void keep_thread(struct bt_json_frames *c, unsigned si, uint64_t h, const struct bt_thread *t,
+			const struct jw *w, size_t start)
+{
+	size_t n = t->n, len = w->len - start;
+	if (len > KEPT_TEXT)
+		return;
+	struct kept_thread *e = &c->kept[si][c->next_kept[si] % KEPT_WAYS];
+	size_t size = n * (sizeof *e->words + sizeof *e->cfa_at + sizeof *e->cfa_len);
+	void *p = realloc(e->words, size + len);
+	if (!p) {
+		free(e->words);
+		memset(e, 0, sizeof *e);
+		return;
+	}
+	e->words = p;
+	e->cfa_at = (uint32_t *)(e->words + n);
+	e->cfa_len = (uint8_t *)(e->cfa_at + n);
+	e->text = (char *)(e->cfa_len + n);
+	memcpy(e->words, c->words, n * sizeof *e->words);
+	for (size_t i = 0; i < n; i++) {
+		e->cfa_len[i] = c->cfa_len[i];
+		e->cfa_at[i] = c->cfa_len[i] ? (uint32_t)(c->cfa_at[i] - start) : 0;
+	}
+	memcpy(e->text, w->buf + start, len);
+	e->hash = h;
+	e->n = n;
+	e->len = len;
+	c->next_kept[si]++;
 }
 
 /* The members from "found_by" to "cfa"'s key of frame B, written at O; returns the end.  O
@@ -179,7 +293,11 @@ static char *provenance_cached(char *o, const struct bt_frame *b, struct bt_json
 	return put(o, p->bytes, p->len);
 }
 
-static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames *cache)
+/* Writes frame B as the next member of W's array.  *CFA_AT and *CFA_LEN (CFA_AT NULL: not
+ * asked) get the offset in W's buffer of the digits of its "cfa" ("0x..." inside the
+ * quotes) and their count, or 0 and 0 when the CFA is null. */
+static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames *cache,
+		  size_t *cfa_at, uint8_t *cfa_len)
 {
 	const struct cst_location *l = &b->loc;
 	const char *note = b->f.note[0] ? b->f.note : NULL;
@@ -208,6 +326,7 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 		size_t n = (size_t)(o - start);
 		if (x && n <= FRAGMENT_MAX) {
 			x->used = true;
+			x->serial = ++cache->last_serial;
 			x->inlined = b->inlined;
 			x->pc = b->f.pc;
 			x->located = b->located;
@@ -217,13 +336,61 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 		}
 	}
 	o = provenance_cached(o, b, cache);
+	char *cfa = o;
 	o = hex(o, b->f.cfa != 0, b->f.cfa);
+	if (cfa_at) {
+		bool quoted = *cfa == '"';
+		*cfa_at = quoted ? (size_t)(cfa + 1 - w->buf) : 0;
+		*cfa_len = quoted ? (uint8_t)(o - cfa - 2) : 0;
+	}
 	o = LIT(o, ",\"note\":");
 	o = str(o, note, lnote);
 	o = LIT(o, ",\"jit_map\":");
 	o = str(o, b->jit_map, ljit);
 	o = LIT(o, "}");
 	w->len = (size_t)(o - w->buf);
+}
+
+/* T's frames (1 to KEPT_FRAMES of them) written to W through C's kept threads: copied from
+ * a kept thread of the same words, else written frame by frame and kept when every frame has
+ * a word and they went into W's buffer in one piece. */
+static void frames_kept(struct jw *w, const struct bt_thread *t, struct bt_json_frames *c)
+{
+	bool worded = true;
+	uint64_t h = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t word = frame_word(c, &t->frames[i], i);
+		c->words[i] = word;
+		worded &= word != 0;
+		h = cst_fib_hash(h ^ word);
+	}
+	unsigned si = (unsigned)(h >> 40) % KEPT_SETS;
+	const struct kept_thread *set = c->kept[si];
+	for (unsigned k = 0; worded && k < KEPT_WAYS && set[k].n; k++)
+		if (set[k].n == t->n && set[k].hash == h &&
+		    memcmp(set[k].words, c->words, t->n * sizeof *c->words) == 0 &&
+		    kept_frames_write(w, t, &set[k]))
+			return;
+	size_t start = w->len;
+	unsigned flushes = w->flushes;
+	for (size_t i = 0; i < t->n; i++)
+		frame(w, &t->frames[i], c, &c->cfa_at[i], &c->cfa_len[i]);
+	if (w->nomem || w->flushes != flushes || w->len < start)
+		return;
+	if (!worded) {
+		/* the locations just rendered are in C's slots now, unless too long for them
+		 * or pushed out by a later frame of T */
+		h = t->n;
+		for (size_t i = 0; i < t->n; i++) {
+			uint64_t word = c->words[i] ? c->words[i] : frame_word(c, &t->frames[i], i);
+			if (!word)
+				return;
+			c->words[i] = word;
+			h = cst_fib_hash(h ^ word);
+		}
+		si = (unsigned)(h >> 40) % KEPT_SETS;
+	}
+	keep_thread(c, si, h, t, w, start);
 }
 
 void bt_json_thread_write(struct jw *w, const struct bt_thread *t, struct bt_json_frames **cache)
@@ -242,8 +409,11 @@ void bt_json_thread_write(struct jw *w, const struct bt_thread *t, struct bt_jso
 	jw_bool(w, t->rc == 0);
 	JW_KEY(w, "frames");
 	jw_begin_array(w);
-	for (size_t i = 0; i < t->n; i++)
-		frame(w, &t->frames[i], c);
+	if (c && !w->pretty && t->n > 0 && t->n <= KEPT_FRAMES)
+		frames_kept(w, t, c);
+	else
+		for (size_t i = 0; i < t->n; i++)
+			frame(w, &t->frames[i], c, NULL, NULL);
 	jw_end_array(w);
 	jw_end_object(w);
 }

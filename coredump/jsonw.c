@@ -131,6 +131,7 @@ char *jw_grow(struct jw *w, size_t n)
 		/* the text grows in place: the bytes so far are committed, a larger room taken */
 		if (w->buf)
 			w->sink->commit(w->sink->ctx, w->len);
+		w->flushes++;
 		w->len = 0;
 		w->buf = w->sink->room(w->sink->ctx, n, &w->cap);
 		if (!w->buf) {
@@ -171,6 +172,7 @@ void jw_raw(struct jw *w, const char *s, size_t len)
 
 int jw_flush(struct jw *w)
 {
+	w->flushes++;
 	if (w->sink) {
 		if (w->buf)
 			w->sink->commit(w->sink->ctx, w->len);

@@ -44,6 +44,8 @@ struct jw {
 	bool nomem;             /* the buffer could not grow, or the sink gave no room: output
 				 * is cut short, for the rest of the writer's life */
 	bool after_key;         /* the next value follows a key (no separator) */
+	unsigned flushes;       /* times BUF's bytes went out (or, with a sink, were committed):
+				 * an offset into BUF taken before a change of it is void */
 	int depth;              /* open objects and arrays */
 	int base;               /* indent level of the outermost value (json-c's "level") */
 	bool had[JW_MAX_DEPTH]; /* the container at each depth has a member already */

@@ -5,7 +5,8 @@
 # frames with and without file:line, cfa and markers take turns) and a
 # stripped multithreaded core are checked against corestack's text output (text.c, written
 # apart): every thread and frame with its pc, function, file:line, module, marker, found_by,
-# cfa and note (tests/lib/json_vs_text.py).  --json-lines and the array of several cores
+# cfa and note (tests/lib/json_vs_text.py); the many threads that repeat an earlier thread's
+# frames at other CFAs must be there, for their objects are copied.  --json-lines and the array of several cores
 # must hold the same documents.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -37,6 +38,18 @@ sys.exit("exit %s, stopped early: %s %s" % (rc, stopped[:3], open(sys.argv[1] + 
 done
 check json-many-threads-as-text python3 tests/lib/json_vs_text.py "$W/many.json" "$W/many.txt" 61
 check json-stripped-as-text python3 tests/lib/json_vs_text.py "$W/strip.json" "$W/strip.txt" 2
+# threads of the same frames at other CFAs: each is copied from the first one's objects with
+# its own CFAs put in (json_thread.c, kept threads), which the comparison above checks
+check json-many-threads-repeat python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+first, repeats = {}, 0
+for t in d["threads"]:
+    key = tuple((f["pc"], f["function"], f["found_by"], f["marker"], f["inlined"]) for f in t["frames"])
+    cfas = [f["cfa"] for f in t["frames"]]
+    repeats += key in first and first[key] != cfas
+    first.setdefault(key, cfas)
+sys.exit(repeats < 20 and "%d threads repeat an earlier one at other CFAs" % repeats)' "$W/many.json"
 
 # the frame counts differ from thread to thread, and some frames have no file:line
 check json-many-threads-vary python3 -c '
