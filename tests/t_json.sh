@@ -50,6 +50,27 @@ for t in d["threads"]:
     repeats += key in first and first[key] != cfas
     first.setdefault(key, cfas)
 sys.exit(repeats < 20 and "%d threads repeat an earlier one at other CFAs" % repeats)' "$W/many.json"
+# a frame with inlined functions (glibc's read, __libc_read inlined into it) is located once
+# per process and its inline chain kept (backtrace.c, locate_cached): every later thread at
+# the same pc must get the chain the first one got from the debug information
+check json-many-threads-inlined-repeat python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+first, same = {}, 0
+for t in d["threads"]:
+    fr = t["frames"]
+    k = 0
+    while k < len(fr) and fr[k]["inlined"]:
+        k += 1
+    if k == 0 or k == len(fr):
+        continue
+    chain = [(f["function"], f["symbol"], f["file"], f["line"], f["inlined"], f["index"]) for f in fr[:k + 1]]
+    pc = fr[k]["pc"]
+    if pc in first and first[pc] != chain:
+        sys.exit("thread %d at %s: %s, the first thread there had %s" % (t["tid"], pc, chain, first[pc]))
+    same += pc in first
+    first.setdefault(pc, chain)
+sys.exit(same < 20 and "%d threads repeat an earlier inline chain" % same)' "$W/many.json"
 
 # the frame counts differ from thread to thread, and some frames have no file:line
 check json-many-threads-vary python3 -c '

@@ -46,13 +46,20 @@ static __attribute__((noinline)) int locate(struct cst_unwind_env *env, const st
 #define ADDR_SETS 256
 #define ADDR_WAYS 4
 
+/* Entries of an inline chain kept with its frame: a function inlined into a caller that is
+ * itself inlined, and rarely deeper, as glibc's system call wrappers are. */
+#define ADDR_CHAIN 3
+
 struct addr_slot {
 	uint64_t lookup_pc, pc;
 	uint64_t id;             /* bt_frame.located; 0: an empty slot */
 	bool signal_frame;
 	bool anon_code;
+	uint8_t ninl;            /* locate's count of the inline chain: 1 none, else CHAIN's
+				  * entries, the frame's own last */
 	const char *jit_map, *copy_of;
 	struct cst_location loc;
+	struct cst_inline chain[ADDR_CHAIN];
 };
 
 struct bt_addrs {
@@ -82,8 +89,9 @@ void bt_addrs_free(struct bt_addrs *c)
 static uint64_t last_located;
 
 /* locate through cache C (NULL: none): what a frame of the same lookup address, pc and
- * kind (signal frame or not) was given before, when it had no inlined functions; sets
- * B->located. */
+ * kind (signal frame or not) was given before, with its inline chain when that has at most
+ * ADDR_CHAIN entries; sets B->located (it stands for the frame's own location: the frames
+ * of its inlined functions are made from CHAIN by the caller). */
 static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const struct cst_frame *f,
 			 struct bt_frame *b, struct cst_inline chain[16])
 {
@@ -99,15 +107,22 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 			b->anon_code = s->anon_code;
 			b->copy_of = s->copy_of;
 			b->located = s->id;
-			return 0;
+			if (s->ninl <= 1)
+				return 0;
+			memcpy(chain, s->chain, s->ninl * sizeof *chain);
+			return s->ninl;
 		}
 	int ninl = locate(env, f, b, chain);
-	if (ninl <= 1) {
+	if (ninl <= ADDR_CHAIN) {
 		b->located = __atomic_add_fetch(&last_located, 1, __ATOMIC_RELAXED);
-		set[c->next[si]++ % ADDR_WAYS] = (struct addr_slot){
+		struct addr_slot *s = &set[c->next[si]++ % ADDR_WAYS];
+		*s = (struct addr_slot){
 			.lookup_pc = f->lookup_pc, .pc = f->pc, .id = b->located, .signal_frame = f->signal_frame,
 			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
+			.ninl = (uint8_t)(ninl > 1 ? ninl : 1),
 		};
+		if (ninl > 1)
+			memcpy(s->chain, chain, (size_t)ninl * sizeof *chain);
 	}
 	return ninl;
 }
