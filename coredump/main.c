@@ -244,9 +244,10 @@ static void print_warnings(struct cst_core *c, const char *what, size_t *done)
 /* Sends out the threads printed so far (text, or a streamed JSON document's) when it is
  * due: after the first thread (the crashed one), after every thread on a terminal, and
  * after any thread that ends FLUSH_MS or more after the last flush; the buffers write the
- * rest whenever they fill.  A thread's output is thus on its way at most FLUSH_MS plus the
- * next thread's walk after it was walked, without a write per thread on a core of
- * thousands. */
+ * rest whenever they fill.  A thread's output is thus on its way at most FLUSH_MS, a clock
+ * tick and the next thread's walk after it was walked, without a write per thread on a
+ * core of thousands.  The clock is the coarse one (the time of the last tick): asked after
+ * every thread, it costs half what the precise one does. */
 static void flush_threads(struct triage *tr, bool first)
 {
 	static struct timespec last;
@@ -254,7 +255,7 @@ static void flush_threads(struct triage *tr, bool first)
 	if (tty < 0)
 		tty = isatty(1);
 	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	long long ms = (now.tv_sec - last.tv_sec) * 1000LL + (now.tv_nsec - last.tv_nsec) / 1000000;
 	if (first || tty || ms >= FLUSH_MS) {
 		tr_flush(tr);
