@@ -191,8 +191,11 @@ static bool fragment_is(const struct fragment *x, const struct bt_frame *b)
 /* Frame B's word when it is the thread's frame I, a word for all it writes but its CFA's
  * digits: where its pc, location and JIT map come from (its entry of a cache of located
  * frames, or else the slot of C that holds its rendered location, which stands for them
- * when it has no JIT map), its provenance, its marker and whether it has a CFA.  0 when no
- * word stands for the frame (a note, a number other than I, a location not kept). */
+ * when it has no JIT map), whether it is inlined, its provenance, its marker and whether it
+ * has a CFA.  0 when no word stands for the frame: a note, a number other than I, an
+ * unlocated frame with a JIT map or whose location no slot holds (not rendered yet, pushed
+ * out, or longer than FRAGMENT_MAX), a provenance or marker outside the tables, an entry
+ * or slot number of 2^53 or more. */
 static uint64_t frame_word(struct bt_json_frames *c, const struct bt_frame *b, size_t i)
 {
 	_Static_assert(N_FOUND_BY <= 32 && N_MARKERS <= 4, "a provenance fits in five bits, a marker in two");
@@ -248,11 +251,8 @@ static void keep_thread(struct bt_json_frames *c, unsigned si, uint64_t h, const
 	struct kept_thread *e = &c->kept[si][c->next_kept[si] % KEPT_WAYS];
 	size_t size = n * (sizeof *e->words + sizeof *e->cfa_at + sizeof *e->cfa_len);
 	void *p = realloc(e->words, size + len);
-	if (!p) {
-		free(e->words);
-		memset(e, 0, sizeof *e);
-		return;
-	}
+	if (!p)
+		return;          /* the slot keeps the thread it held */
 	e->words = p;
 	e->cfa_at = (uint32_t *)(e->words + n);
 	e->cfa_len = (uint8_t *)(e->cfa_at + n);

@@ -12,7 +12,7 @@ struct bt_json_frames;
 
 /* Writes thread T to W as one JSON object on one line (W must not be pretty: the document
  * writes each thread on a line of its own; no newline after it).  *CACHE (NULL at first:
- * allocated here, about 0.6 MiB; left NULL when out of memory) keeps rendered pcs and
+ * allocated here, about 0.5 MiB; left NULL when out of memory) keeps rendered pcs and
  * locations for the next threads of the same process, and their threads' frames whole
  * (up to 4.5 MiB more), which a later thread of the same frames at other CFAs copies;
  * CACHE NULL: none kept.  Running out of memory is W's (jw_flush says so). */

@@ -5,8 +5,11 @@
 # frames with and without file:line, cfa and markers take turns) and a
 # stripped multithreaded core are checked against corestack's text output (text.c, written
 # apart): every thread and frame with its pc, function, file:line, module, marker, found_by,
-# cfa and note (tests/lib/json_vs_text.py); the many threads that repeat an earlier thread's
-# frames at other CFAs must be there, for their objects are copied.  --json-lines and the array of several cores
+# cfa and note (tests/lib/json_vs_text.py).  So is a pool of 40 threads blocked under chains
+# of 2 to 5 inlined functions, a fifth of them on stacks below 4 GiB (tests/json/inline_pool.c).
+# The threads that repeat an earlier thread's frames at other CFAs, whose objects are copied
+# and whose frames are located once with their inline chains, must match the first one but
+# for the CFAs (tests/lib/json_repeats.py).  --json-lines and the array of several cores
 # must hold the same documents.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
@@ -18,8 +21,11 @@ python3 tests/lib/mkcore.py crash "$W/many.core" "$W/many" 60 >/dev/null 2>"$W/m
 	{ fail json-core "$(cat "$W/mk.err")"; exit 0; }
 python3 tests/lib/mkcore.py crash "$W/strip.core" "$T/threads-cfi-stripped" >/dev/null 2>"$W/mk.err" ||
 	{ fail json-core-stripped "$(cat "$W/mk.err")"; exit 0; }
+gcc -O2 -g -pthread -o "$W/pool" tests/json/inline_pool.c || { fail json-build-pool "gcc"; exit 0; }
+python3 tests/lib/mkcore.py crash "$W/pool.core" "$W/pool" 40 >/dev/null 2>"$W/mk.err" ||
+	{ fail json-core-pool "$(cat "$W/mk.err")"; exit 0; }
 
-for c in many strip; do
+for c in many strip pool; do
 	"$CS" --json "$W/$c.core" > "$W/$c.json" 2>"$W/$c.err"
 	echo $? > "$W/$c.rc"
 	"$CS" -v "$W/$c.core" > "$W/$c.txt" 2>/dev/null
@@ -27,7 +33,7 @@ for c in many strip; do
 done
 # the documents compared below are of complete walks: exit 0, every thread to its outermost
 # frame (two documents that agree on walks cut short would prove little)
-for c in many strip; do
+for c in many strip pool; do
 	check "json-$c-complete" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1] + ".json"))
@@ -39,38 +45,16 @@ done
 check json-many-threads-as-text python3 tests/lib/json_vs_text.py "$W/many.json" "$W/many.txt" 61
 check json-stripped-as-text python3 tests/lib/json_vs_text.py "$W/strip.json" "$W/strip.txt" 2
 # threads of the same frames at other CFAs: each is copied from the first one's objects with
-# its own CFAs put in (json_thread.c, kept threads), which the comparison above checks
-check json-many-threads-repeat python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-first, repeats = {}, 0
-for t in d["threads"]:
-    key = tuple((f["pc"], f["function"], f["found_by"], f["marker"], f["inlined"]) for f in t["frames"])
-    cfas = [f["cfa"] for f in t["frames"]]
-    repeats += key in first and first[key] != cfas
-    first.setdefault(key, cfas)
-sys.exit(repeats < 20 and "%d threads repeat an earlier one at other CFAs" % repeats)' "$W/many.json"
-# a frame with inlined functions (glibc's read, __libc_read inlined into it) is located once
-# per process and its inline chain kept (backtrace.c, locate_cached): every later thread at
-# the same pc must get the chain the first one got from the debug information
-check json-many-threads-inlined-repeat python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-first, same = {}, 0
-for t in d["threads"]:
-    fr = t["frames"]
-    k = 0
-    while k < len(fr) and fr[k]["inlined"]:
-        k += 1
-    if k == 0 or k == len(fr):
-        continue
-    chain = [(f["function"], f["symbol"], f["file"], f["line"], f["inlined"], f["index"]) for f in fr[:k + 1]]
-    pc = fr[k]["pc"]
-    if pc in first and first[pc] != chain:
-        sys.exit("thread %d at %s: %s, the first thread there had %s" % (t["tid"], pc, chain, first[pc]))
-    same += pc in first
-    first.setdefault(pc, chain)
-sys.exit(same < 20 and "%d threads repeat an earlier inline chain" % same)' "$W/many.json"
+# its own CFAs put in (json_thread.c, kept threads), and its frames with inlined functions
+# (glibc's read, __libc_read inlined into it) are located once per process with their chain
+# (backtrace.c, locate_cached); every member but the CFAs must be the first thread's, which
+# came from the debug information, and an inlined frame has its own frame's CFA
+# (tests/lib/json_repeats.py)
+check json-many-threads-repeat python3 tests/lib/json_repeats.py "$W/many.json" 20 0 1
+check json-inline-pool-as-text python3 tests/lib/json_vs_text.py "$W/pool.json" "$W/pool.txt" 41
+# chains of 2 to 5 entries in the middle of the stack (up to 3 kept with their frame, longer
+# ones located every time), and stacks at addresses of two lengths
+check json-inline-pool-repeat python3 tests/lib/json_repeats.py "$W/pool.json" 20 5 2
 
 # the frame counts differ from thread to thread, and some frames have no file:line
 check json-many-threads-vary python3 -c '

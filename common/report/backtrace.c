@@ -42,7 +42,7 @@ static __attribute__((noinline)) int locate(struct cst_unwind_env *env, const st
 
 /* The cache: ADDR_SETS sets of ADDR_WAYS slots, found by lookup address; a new address
  * replaces the slot of its set filled longest ago.  At most ADDR_SETS * ADDR_WAYS *
- * sizeof(struct addr_slot) bytes. */
+ * sizeof(struct addr_slot) bytes (about 250 KiB). */
 #define ADDR_SETS 256
 #define ADDR_WAYS 4
 
@@ -84,8 +84,8 @@ void bt_addrs_free(struct bt_addrs *c)
 	free(c);
 }
 
-/* The last number given to an entry of a cache (bt_frame.located), in any cache: a frame's
- * number stands for the same location in every cache. */
+/* The last number given to an entry of a cache (bt_frame.located), in any cache of the
+ * process: a frame's number stands for the same location in every cache of the process. */
 static uint64_t last_located;
 
 /* locate through cache C (NULL: none): what a frame of the same lookup address, pc and

@@ -42,9 +42,11 @@ struct bt_thread {
 
 /* A bounded cache of located frames, for bt_walk: the threads of a process return to the
  * same addresses, whose frames get the same location, JIT map, anonymous code and copy.
- * A frame is found again by its lookup address, pc and kind (signal frame or not); one with
- * inlined functions is located every time.  Each entry has a number of its own, unique in
- * the program (bt_frame.located), which the printers' caches may key a frame's line by.
+ * A frame is found again by its lookup address, pc and kind (signal frame or not), with its
+ * inline chain when that has at most three entries (a longer one is located every time).
+ * Each entry has a number of its own, unique in the process (bt_frame.located; a worker
+ * forked from it numbers its own entries, in caches of its own), which the printers'
+ * caches may key a frame's line by.
  * A cache serves the walks of one unwind environment (its symbols, perf map and target
  * unchanged while the cache lives).  bt_addrs_new returns NULL when out of memory (every
  * frame is located). */

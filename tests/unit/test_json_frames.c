@@ -6,7 +6,8 @@
  * escapes or do not fit a slot, and more distinct pcs than the cache holds.  And a location
  * is indeed served from the cache: a frame whose string changed in place (which the cache's
  * contract rules out) still gives its first text, and so does a frame of a cache of located
- * frames (bt_frame.located) whose location changed. */
+ * frames (bt_frame.located) whose location changed.  A thread written again at other CFAs
+ * (of the same and of other lengths, some null) gives what it gives without the cache. */
 #include "backtrace.h"
 #include "json_thread.h"
 #include "frames.h"
@@ -235,6 +236,37 @@ int main(void)
 		    "the frame of a located entry was not written from the cache: %s", second ? second : "(null)");
 	free(first);
 	free(second);
+	unit_end();
+
+	/* a thread written again at other CFAs is copied from the kept one (the word of each
+	 * frame: its located entry, or for an inlined frame the slot holding its location),
+	 * its CFAs put in; CFAs of another number of digits, or a CFA now null, are written
+	 * frame by frame */
+	unit_begin("json_frames_kept_threads");
+	t.n = 0;
+	for (int k = 0; k < 12; k++) {
+		b = add(&t);
+		b->f.pc = 0x800000 + 16 * (uint64_t)(k / 2 * 2 + (k % 4 == 1));
+		b->inlined = k % 4 == 0;         /* inlined into the next frame, at its pc */
+		if (b->inlined)
+			b->f.pc += 16;
+		b->loc.function = names[k % 3];
+		b->loc.file = files[k % 2];
+		b->loc.line = 20 + k;
+		b->loc.module = modules[0];
+		b->loc.module_base = 0x800000;
+		b->located = b->inlined ? 0 : (1ull << 42) + (uint64_t)k;
+		b->f.found_by = (enum cst_found_by)(k % 3);
+		b->f.marker = (enum cst_marker)(k % 3);
+	}
+	static const int64_t moves[] = { 0, 0x10000, 0x40, -0x7ff000000000, 0x20000, 0 };
+	for (size_t r = 0; r < sizeof moves / sizeof moves[0]; r++) {
+		for (size_t k = 0; k < t.n; k++)
+			t.frames[k].f.cfa = k % 5 == 3 && r != 4 ? 0 : 0x7ffd00001000 + 64 * (uint64_t)k + (uint64_t)moves[r];
+		char what[64];
+		snprintf(what, sizeof what, "kept thread, CFAs moved by %lld", (long long)moves[r]);
+		same_with_cache(&t, &c, what);
+	}
 	unit_end();
 
 	/* a sink: the bytes of a FILE's writer, the rooms given back at each flush */
