@@ -217,14 +217,16 @@ static uint64_t frame_word(struct bt_json_frames *c, const struct bt_frame *b, s
 }
 
 /* T's frames written to W from the kept thread E of the same words: its text with each CFA's
- * digits replaced by T's.  False, with nothing written, when a CFA of T has another number
- * of digits than E's (a stack at an address of another length), or W has no room. */
+ * digits replaced by T's, copied piece by piece between the CFAs (copied whole and then
+ * written over, the bytes of the CFAs were stored twice, and the second stores waited on
+ * the first).  False, with nothing written, when a CFA of T has another number of digits
+ * than E's (a stack at an address of another length), or W has no room. */
 static bool kept_frames_write(struct jw *w, const struct bt_thread *t, const struct kept_thread *e)
 {
 	char *o = jw_room(w, e->len);
 	if (!o)
 		return false;
-	memcpy(o, e->text, e->len);
+	size_t at = 0;           /* bytes of E's text copied */
 	for (size_t i = 0; i < e->n; i++) {
 		if (!e->cfa_len[i])
 			continue;
@@ -233,8 +235,11 @@ static bool kept_frames_write(struct jw *w, const struct bt_thread *t, const str
 		const char *digits = bt_hex(buf, t->frames[i].f.cfa, 1, &len);
 		if (len != e->cfa_len[i])
 			return false;    /* the room's bytes are not part of the text yet */
-		memcpy(o + e->cfa_at[i], digits, (size_t)len);
+		o = put(o, e->text + at, e->cfa_at[i] - at);
+		o = put(o, digits, (size_t)len);
+		at = e->cfa_at[i] + (size_t)len;
 	}
+	put(o, e->text + at, e->len - at);
 	w->len += e->len;
 	w->had[w->depth - 1] = true;
 	return true;
