@@ -183,13 +183,13 @@ static struct fragment *fragment_of(struct bt_json_frames *c, const struct bt_fr
 static bool fragment_is(const struct fragment *x, const struct bt_frame *b)
 {
 	if (b->located && x->located == b->located)
-		return true;     /* a located frame is not inlined: its entry stands for the rest */
+		return true;     /* the number stands for the rest, the inlined flag included */
 	return x->used && x->pc == b->f.pc && x->inlined == b->inlined &&
 	       memcmp(&x->loc, &b->loc, sizeof x->loc) == 0;
 }
 
 /* Frame B's word when it is the thread's frame I, a word for all it writes but its CFA's
- * digits: where its pc, location and JIT map come from (its entry of a cache of located
+ * digits: where its pc, location and JIT map come from (its number from a cache of located
  * frames, or else the slot of C that holds its rendered location, which stands for them
  * when it has no JIT map), whether it is inlined, its provenance, its marker and whether it
  * has a CFA.  0 when no word stands for the frame: a note, a number other than I, an

@@ -426,10 +426,12 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 			const char *what, struct triage *tr, bool first_only, size_t *warned)
 {
 	/* the frames of PROC's threads located once, and their lines rendered once: their
-	 * strings live while PROC is open */
+	 * strings live while PROC is open.  The test hook CORESTACK_NO_CACHES=1 keeps none,
+	 * for the output to be compared with the caches' (json.c reads it too) */
+	bool cached = !getenv("CORESTACK_NO_CACHES");
 	struct walk w = { .proc = proc, .o = o, .doc = doc, .what = what, .tr = tr, .warned = warned,
-			  .bt = { .addrs = bt_addrs_new() }, .bo = o->bt };
-	w.bo.lines = doc ? NULL : bt_lines_new();
+			  .bt = { .addrs = cached ? bt_addrs_new() : NULL }, .bo = o->bt };
+	w.bo.lines = doc || !cached ? NULL : bt_lines_new();
 	/* the first thread before the count: a core's notes past it may still be read beside
 	 * its walk (core.h); walk_range stops where there is no thread */
 	int partial = walk_range(&w, 0, 1);

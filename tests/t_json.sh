@@ -9,8 +9,9 @@
 # of 2 to 5 inlined functions, a fifth of them on stacks below 4 GiB (tests/json/inline_pool.c).
 # The threads that repeat an earlier thread's frames at other CFAs, whose objects are copied
 # and whose frames are located once with their inline chains, must match the first one but
-# for the CFAs (tests/lib/json_repeats.py).  --json-lines and the array of several cores
-# must hold the same documents.
+# for the CFAs (tests/lib/json_repeats.py).  Both cores' text, -v text and JSON are the
+# bytes they are without any cache (CORESTACK_NO_CACHES).  --json-lines and the array of
+# several cores must hold the same documents.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh; always exits 0.
 . "$(dirname "$0")/lib/common.sh" || exit 1
 
@@ -55,6 +56,16 @@ check json-inline-pool-as-text python3 tests/lib/json_vs_text.py "$W/pool.json" 
 # chains of 2 to 5 entries in the middle of the stack (up to 3 kept with their frame, longer
 # ones located every time), and stacks at addresses of two lengths
 check json-inline-pool-repeat python3 tests/lib/json_repeats.py "$W/pool.json" 20 5 2
+# every cache of the printers and of located frames (with the numbers they give frames and
+# their inlined functions) left out (the test hook CORESTACK_NO_CACHES): the same bytes
+for c in many pool; do
+	for mode in json verbose text; do
+		opt=$( [ $mode = json ] && echo --json; [ $mode = verbose ] && echo -v )
+		CORESTACK_NO_CACHES=1 "$CS" $opt "$W/$c.core" > "$W/$c.nocache" 2>/dev/null
+		"$CS" $opt "$W/$c.core" > "$W/$c.cache" 2>/dev/null
+		check "json-$c-caches-same-$mode" cmp "$W/$c.cache" "$W/$c.nocache"
+	done
+done
 
 # the frame counts differ from thread to thread, and some frames have no file:line
 check json-many-threads-vary python3 -c '

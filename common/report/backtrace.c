@@ -114,7 +114,9 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 		}
 	int ninl = locate(env, f, b, chain);
 	if (ninl <= ADDR_CHAIN) {
-		b->located = __atomic_add_fetch(&last_located, 1, __ATOMIC_RELAXED);
+		/* the numbers below the frame's own are its inlined functions' (bt_walk) */
+		b->located = __atomic_add_fetch(&last_located, (uint64_t)(ninl > 1 ? ninl : 1),
+						__ATOMIC_RELAXED);
 		struct addr_slot *s = &set[c->next[si]++ % ADDR_WAYS];
 		*s = (struct addr_slot){
 			.lookup_pc = f->lookup_pc, .pc = f->pc, .id = b->located, .signal_frame = f->signal_frame,
@@ -219,7 +221,8 @@ int bt_walk(struct cst_unwind_env *env, const struct cst_regs *regs, unsigned li
 				in->jit_map = NULL;
 				in->anon_code = false;
 				in->copy_of = NULL;
-				in->located = 0;
+				/* the I-th inlined function of an entry has a number of its own */
+				in->located = b->located ? b->located - (uint64_t)(ninl - 1 - i) : 0;
 			}
 			b->loc.file = chain[ninl - 1].file;
 			b->loc.line = chain[ninl - 1].line;

@@ -20,8 +20,10 @@ struct bt_frame {
 				  * code (cst_target_copied_code), else NULL */
 	uint64_t located;        /* nonzero: the entry of a cache of located frames (bt_addrs)
 				  * that gave the frame its pc, location, jit_map, anon_code and
-				  * copy_of: frames of the same entry have the same ones, and are
-				  * not inlined; 0: a frame located on its own */
+				  * copy_of, and whether it is inlined: frames of the same number
+				  * have the same ones (an entry's frame has the entry's number, the
+				  * functions inlined into it the numbers below it, one each); 0: a
+				  * frame located on its own */
 };
 
 struct bt_thread {
@@ -44,9 +46,9 @@ struct bt_thread {
  * same addresses, whose frames get the same location, JIT map, anonymous code and copy.
  * A frame is found again by its lookup address, pc and kind (signal frame or not), with its
  * inline chain when that has at most three entries (a longer one is located every time).
- * Each entry has a number of its own, unique in the process (bt_frame.located; a worker
- * forked from it numbers its own entries, in caches of its own), which the printers'
- * caches may key a frame's line by.
+ * Each entry has numbers of its own, unique in the process (bt_frame.located: the frame's,
+ * and below it one for each function of its chain; a worker forked from it numbers its own
+ * entries, in caches of its own), which the printers' caches may key a frame's line by.
  * A cache serves the walks of one unwind environment (its symbols, perf map and target
  * unchanged while the cache lives).  bt_addrs_new returns NULL when out of memory (every
  * frame is located). */
