@@ -35,6 +35,7 @@ struct bt_json_stream {
 	struct jw jw;            /* the document's writer, between the first thread and the end */
 	struct bt_json_frames *frames;  /* locations rendered for this document's threads
 					 * (json_thread.h), freed at its end */
+	bool uncached;           /* every frame rendered, FRAMES not kept (a test hook's) */
 };
 /* Adds thread T to the document; its text waits in the writer's buffer until
  * bt_json_stream_flush, the buffer filling, or the end. */

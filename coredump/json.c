@@ -99,11 +99,7 @@ void bt_json_stream_thread(struct bt_json_stream *s, struct json_object *doc, co
 	if (!s->compact)
 		RAW(&s->jw, "\n");
 	s->jw.had[s->jw.depth - 1] = false;  /* the comma and newline are written above */
-	/* the test hook CORESTACK_NO_CACHES=1 (main.c): every frame rendered */
-	static int cached = -1;
-	if (cached < 0)
-		cached = !getenv("CORESTACK_NO_CACHES");
-	bt_json_thread_write(&s->jw, t, cached ? &s->frames : NULL);
+	bt_json_thread_write(&s->jw, t, s->uncached ? NULL : &s->frames);
 	if (s->jw.nomem)
 		nomem();
 }

@@ -356,19 +356,28 @@ static void frame(struct jw *w, const struct bt_frame *b, struct bt_json_frames 
 	w->len = (size_t)(o - w->buf);
 }
 
+/* T's frames' words into C->words (with AGAIN, only those still 0 are asked for again) and
+ * their hash into *H; whether every frame has one. */
+static bool thread_words(struct bt_json_frames *c, const struct bt_thread *t, bool again, uint64_t *h)
+{
+	bool worded = true;
+	*h = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t word = again && c->words[i] ? c->words[i] : frame_word(c, &t->frames[i], i);
+		c->words[i] = word;
+		worded &= word != 0;
+		*h = cst_fib_hash(*h ^ word);
+	}
+	return worded;
+}
+
 /* T's frames (1 to KEPT_FRAMES of them) written to W through C's kept threads: copied from
  * a kept thread of the same words, else written frame by frame and kept when every frame has
  * a word and they went into W's buffer in one piece. */
 static void frames_kept(struct jw *w, const struct bt_thread *t, struct bt_json_frames *c)
 {
-	bool worded = true;
-	uint64_t h = t->n;
-	for (size_t i = 0; i < t->n; i++) {
-		uint64_t word = frame_word(c, &t->frames[i], i);
-		c->words[i] = word;
-		worded &= word != 0;
-		h = cst_fib_hash(h ^ word);
-	}
+	uint64_t h;
+	bool worded = thread_words(c, t, false, &h);
 	unsigned si = (unsigned)(h >> 40) % KEPT_SETS;
 	const struct kept_thread *set = c->kept[si];
 	for (unsigned k = 0; worded && k < KEPT_WAYS && set[k].n; k++)
@@ -382,20 +391,11 @@ static void frames_kept(struct jw *w, const struct bt_thread *t, struct bt_json_
 		frame(w, &t->frames[i], c, &c->cfa_at[i], &c->cfa_len[i]);
 	if (w->nomem || w->flushes != flushes || w->len < start)
 		return;
-	if (!worded) {
-		/* the locations just rendered are in C's slots now, unless too long for them
-		 * or pushed out by a later frame of T */
-		h = t->n;
-		for (size_t i = 0; i < t->n; i++) {
-			uint64_t word = c->words[i] ? c->words[i] : frame_word(c, &t->frames[i], i);
-			if (!word)
-				return;
-			c->words[i] = word;
-			h = cst_fib_hash(h ^ word);
-		}
-		si = (unsigned)(h >> 40) % KEPT_SETS;
-	}
-	keep_thread(c, si, h, t, w, start);
+	/* the locations just rendered are in C's slots now, unless too long for them or pushed
+	 * out by a later frame of T */
+	if (!worded && !thread_words(c, t, true, &h))
+		return;
+	keep_thread(c, (unsigned)(h >> 40) % KEPT_SETS, h, t, w, start);
 }
 
 void bt_json_thread_write(struct jw *w, const struct bt_thread *t, struct bt_json_frames **cache)

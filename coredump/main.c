@@ -426,9 +426,10 @@ static int emit_threads(struct cst_process *proc, const struct options *o, struc
 			const char *what, struct triage *tr, bool first_only, size_t *warned)
 {
 	/* the frames of PROC's threads located once, and their lines rendered once: their
-	 * strings live while PROC is open.  The test hook CORESTACK_NO_CACHES=1 keeps none,
-	 * for the output to be compared with the caches' (json.c reads it too) */
+	 * strings live while PROC is open.  The test hook CORESTACK_NO_CACHES=1 keeps none
+	 * (nor the JSON stream's), for the output to be compared with the caches' */
 	bool cached = !getenv("CORESTACK_NO_CACHES");
+	tr->stream.uncached = !cached;
 	struct walk w = { .proc = proc, .o = o, .doc = doc, .what = what, .tr = tr, .warned = warned,
 			  .bt = { .addrs = cached ? bt_addrs_new() : NULL }, .bo = o->bt };
 	w.bo.lines = doc || !cached ? NULL : bt_lines_new();

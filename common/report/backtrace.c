@@ -114,14 +114,14 @@ static int locate_cached(struct cst_unwind_env *env, struct bt_addrs *c, const s
 		}
 	int ninl = locate(env, f, b, chain);
 	if (ninl <= ADDR_CHAIN) {
+		int frames = ninl > 1 ? ninl : 1;    /* the frame and its inlined functions */
 		/* the numbers below the frame's own are its inlined functions' (bt_walk) */
-		b->located = __atomic_add_fetch(&last_located, (uint64_t)(ninl > 1 ? ninl : 1),
-						__ATOMIC_RELAXED);
+		b->located = __atomic_add_fetch(&last_located, (uint64_t)frames, __ATOMIC_RELAXED);
 		struct addr_slot *s = &set[c->next[si]++ % ADDR_WAYS];
 		*s = (struct addr_slot){
 			.lookup_pc = f->lookup_pc, .pc = f->pc, .id = b->located, .signal_frame = f->signal_frame,
 			.anon_code = b->anon_code, .jit_map = b->jit_map, .copy_of = b->copy_of, .loc = b->loc,
-			.ninl = (uint8_t)(ninl > 1 ? ninl : 1),
+			.ninl = (uint8_t)frames,
 		};
 		if (ninl > 1)
 			memcpy(s->chain, chain, (size_t)ninl * sizeof *chain);
